@@ -1,0 +1,175 @@
+"""Declarative catalog: a platform serves services, a service exposes operations.
+
+Every name here is the real one (operation names, parameter names, field names, auth and
+format switches), because the same spec drives three things that must agree with the real
+API: the JSON-schema tool a model sees, the request the client sends (live or sandbox),
+and the sandbox's replica of the endpoint.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+ParamType = Literal["string", "integer", "number"]
+Domain = Literal[
+    "traffic", "finance", "education", "law", "politics", "district",
+    "weather", "air_quality", "tourism", "real_estate", "calendar", "health", "business",
+]
+TOOL_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+class Param(BaseModel):
+    """One request parameter of an operation, as the real API names it."""
+
+    name: str
+    type: ParamType = "string"
+    required: bool = False
+    desc_ko: str
+    desc_en: str
+    example: Any = None
+    default: Any = Field(None, description="value the client sends when the model omits it")
+    enum: list[str] | None = None
+    pattern: str | None = Field(None, description="regex a value must match (else the platform's parameter error)")
+    minimum: float | None = None
+    maximum: float | None = Field(None, description="hard upper bound; above it the platform errors")
+    cap: int | None = Field(None, description="silent cap (the real service truncates, e.g. numOfRows)")
+    location: Literal["query", "path", "body"] = "query"
+    model_facing: bool = Field(True, description="False: filled by the client, hidden from models")
+
+    def coerce(self, value: Any) -> Any:
+        """Turn a raw (string) value into the declared type; raises ValueError with the reason."""
+        if value is None:
+            return None
+        if self.type == "integer":
+            if isinstance(value, bool):
+                raise ValueError(f"{self.name} must be an integer, got {value!r}")
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if isinstance(value, int):
+                return value
+            text = str(value).strip()
+            if not re.fullmatch(r"[+-]?\d{1,18}", text):
+                raise ValueError(f"{self.name} must be an integer, got {value!r}")
+            return int(text)
+        if self.type == "number":
+            if isinstance(value, bool):
+                raise ValueError(f"{self.name} must be a number, got {value!r}")
+            try:
+                out = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{self.name} must be a number, got {value!r}") from None
+            if out != out or out in (float("inf"), float("-inf")):
+                raise ValueError(f"{self.name} must be a finite number, got {value!r}")
+            return out
+        if isinstance(value, (dict, list)):
+            raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
+        return str(value)
+
+    def check(self, value: Any) -> str | None:
+        """Return a problem description for a coerced value, or None when it is acceptable."""
+        if self.enum is not None and str(value) not in self.enum:
+            return f"{self.name}={value!r} is not one of {self.enum}"
+        if self.pattern is not None and not re.fullmatch(self.pattern, str(value)):
+            return f"{self.name}={value!r} does not match the format {self.pattern}"
+        if self.minimum is not None and isinstance(value, (int, float)) and value < self.minimum:
+            return f"{self.name}={value!r} is below the minimum {self.minimum:g}"
+        if self.maximum is not None and isinstance(value, (int, float)) and value > self.maximum:
+            return f"{self.name}={value!r} is above the maximum {self.maximum:g}"
+        return None
+
+
+class ItemField(BaseModel):
+    """One field of the records an operation returns."""
+
+    name: str
+    type: str = "string"
+    desc_ko: str = ""
+    desc_en: str = ""
+
+
+class Operation(BaseModel):
+    """A real API operation, plus how the sandbox world answers it."""
+
+    name: str = Field(description="the real operation / dataset name, e.g. getMsrstnAcctoRltmMesureDnsty")
+    tool: str = Field("", description="model-facing tool name; defaults to <service id>_<name>")
+    title_ko: str
+    title_en: str
+    description_ko: str = ""
+    description_en: str = ""
+    domain: Domain
+    path: str = Field("", description="path after the service prefix, e.g. /getTMStdrCrdnt")
+    method: Literal["GET", "POST"] = "GET"
+    params: list[Param] = Field(default_factory=list)
+    fields: list[ItemField] = Field(default_factory=list)
+    query: str | None = Field(None, description="DuckDB SQL over the world with $param placeholders")
+    handler: str | None = Field(None, description="'module:function' computing the rows in Python")
+    list_key: str | None = Field(None, description="envelope key holding the rows, where the protocol needs one")
+    single_item_object: bool = Field(False, description="JSON quirk: one record is an object, not a list")
+    extra: dict[str, Any] = Field(default_factory=dict, description="protocol-specific settings")
+    quirks: list[str] = Field(default_factory=list)
+    # Set by the loader.
+    service_id: str = ""
+    platform_id: str = ""
+
+    @model_validator(mode="after")
+    def _needs_a_source(self) -> "Operation":
+        if not self.query and not self.handler:
+            raise ValueError(f"operation {self.name}: give either `query` (SQL) or `handler`")
+        names = [p.name for p in self.params]
+        if len(names) != len(set(names)):
+            raise ValueError(f"operation {self.name}: duplicate parameter names {names}")
+        return self
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    @property
+    def model_params(self) -> list[Param]:
+        return [p for p in self.params if p.model_facing]
+
+
+class Service(BaseModel):
+    """A service on a platform: shares a path prefix, auth and format switches."""
+
+    id: str = Field(description="short id used as the tool-name prefix, e.g. airkorea")
+    name_ko: str
+    name_en: str
+    provider: str = ""
+    path: str = Field("", description="path prefix on the platform host, e.g. /B552584/ArpltnInforInqireSvc")
+    auth_param: str = "serviceKey"
+    auth_aliases: list[str] = Field(default_factory=list, description="other spellings the real service accepts")
+    format_param: str | None = None
+    format_json: str = "json"
+    format_default: Literal["xml", "json"] = "xml"
+    json_supported: bool = True
+    success_code: str = "00"
+    success_msg: str = "NORMAL SERVICE."
+    extra: dict[str, Any] = Field(default_factory=dict)
+    operations: list[Operation]
+
+    @field_validator("id")
+    @classmethod
+    def _id_ok(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", v):
+            raise ValueError(f"service id {v!r} must be lower snake case")
+        return v
+
+
+class Platform(BaseModel):
+    """A host-level platform (data.go.kr, NEIS, Seoul Open Data, ECOS, ...)."""
+
+    id: str
+    name_ko: str
+    name_en: str
+    protocol: str = Field(description="envelope family in kopa_bench.protocols")
+    live_base_url: str
+    sandbox_prefix: str = Field("", description="where the sandbox serves this host's paths")
+    key_env: str = Field(description="environment variable holding the user's live key")
+    services: list[Service]
+    extra: dict[str, Any] = Field(default_factory=dict)

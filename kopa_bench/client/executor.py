@@ -1,0 +1,184 @@
+"""KopaClient: the one executor every other part uses (benchmark, EDGE, training, Space).
+
+Backends:
+  "sandbox"          in-process sandbox app over httpx.ASGITransport (default; no server)
+  "http://host:port" a running `kopa sandbox serve`
+  "live"             the real hosts, with the user's keys from environment variables
+plus an optional ReplayCache in front of any of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from typing import Any
+
+import httpx
+
+from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
+from ..protocols.base import Parsed, get_protocol, model_args_problem
+from .cache import CacheMiss, ReplayCache
+from .redact import redact, register_secret
+from .result import ToolErrorInfo, ToolResult
+
+log = logging.getLogger(__name__)
+SANDBOX_KEY = "KOPA-SANDBOX"
+
+FIXES = {
+    "auth": "check the service key for this platform (live: set {env}; sandbox: the key is KOPA-SANDBOX)",
+    "quota": "the platform's request quota is exhausted; wait and retry later, or use another route",
+    "no_service": "the operation does not exist on this platform",
+    "transient": "a temporary failure; retrying the same call may work",
+    "platform": "check the arguments against the tool's parameter descriptions",
+}
+
+
+class KopaClient:
+    def __init__(self, backend: str = "sandbox", *, catalog: Catalog | None = None, world=None,
+                 keys: dict[str, str] | None = None, cache: ReplayCache | None = None, faults=None,
+                 timeout: float = 15.0, max_retries: int = 3, backoff_s: float = 0.2, app=None):
+        self.catalog = catalog or get_catalog()
+        self.backend = backend
+        self.cache = cache
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self._keys = dict(keys or {})
+        for k in self._keys.values():
+            register_secret(k)
+        self._app = app
+        self._world = world
+        self._faults = faults
+        self._http: httpx.AsyncClient | None = None
+        self._http_loop: asyncio.AbstractEventLoop | None = None
+        if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
+            raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
+
+    # -- plumbing --------------------------------------------------------------------------
+    @property
+    def app(self):
+        if self._app is None:
+            from ..sandbox.app import create_app
+
+            self._app = create_app(world=self._world, catalog=self.catalog, faults=self._faults)
+        return self._app
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http_loop is not loop:
+            if self.backend == "sandbox":
+                transport = httpx.ASGITransport(app=self.app)
+                self._http = httpx.AsyncClient(transport=transport, timeout=self.timeout)
+            else:
+                limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+                self._http = httpx.AsyncClient(timeout=self.timeout, limits=limits, follow_redirects=False)
+            self._http_loop = loop
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        if self.cache is not None:
+            self.cache.close()
+
+    def base_url(self, ref: ToolRef) -> str:
+        if self.backend == "live":
+            return ref.platform.live_base_url
+        root = "http://sandbox" if self.backend == "sandbox" else self.backend.rstrip("/")
+        return f"{root}{ref.platform.sandbox_prefix}"
+
+    def key_for(self, ref: ToolRef) -> str | None:
+        if ref.platform.id in self._keys:
+            return self._keys[ref.platform.id]
+        if self.backend == "live":
+            key = os.environ.get(ref.platform.key_env)
+            register_secret(key)
+            return key
+        return self._keys.get("*", SANDBOX_KEY)
+
+    # -- the call --------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: Any = None) -> ToolResult:
+        """Execute one tool call. Never raises for a tool-level problem: it comes back as a
+        ToolResult with `error`, which the runner shows to the model."""
+        t0 = time.perf_counter()
+        args = {} if arguments is None else arguments
+        try:
+            ref = self.catalog.get(tool)
+        except UnknownToolError as exc:
+            return self._fail(tool, args if isinstance(args, dict) else {}, "unknown_tool", str(exc), t0)
+        if not isinstance(args, dict):
+            return self._fail(tool, {}, "argument", f"arguments for {tool} must be a JSON object, got {type(args).__name__}", t0)
+        problem = model_args_problem(ref.op, args)
+        if problem:
+            return self._fail(tool, args, "argument", problem, t0)
+        if self.cache is not None:
+            try:
+                hit = self.cache.get(tool, args)
+            except CacheMiss as exc:
+                return self._fail(tool, args, "transient", str(exc), t0)
+            if hit is not None:
+                return hit
+        result = await self._execute(ref, args, t0)
+        if self.cache is not None:
+            self.cache.put(result)
+        return result
+
+    def call_sync(self, tool: str, arguments: Any = None) -> ToolResult:
+        return asyncio.run(self._once(tool, arguments))
+
+    async def _once(self, tool: str, arguments: Any) -> ToolResult:
+        try:
+            return await self.call(tool, arguments)
+        finally:
+            if self._http is not None:
+                await self._http.aclose()
+                self._http = None
+
+    async def _execute(self, ref: ToolRef, args: dict[str, Any], t0: float) -> ToolResult:
+        key = self.key_for(ref)
+        if self.backend == "live" and not key:
+            return self._fail(ref.op.tool, args, "auth",
+                              f"no key for {ref.platform.name_en}: set the environment variable {ref.platform.key_env}", t0)
+        proto = get_protocol(ref.platform.protocol)
+        full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
+        full_args.update(args)
+        spec = proto.build_request(ref, full_args, key, self.base_url(ref))
+        parsed: Parsed | None = None
+        raw = ""
+        attempt = 0
+        for attempt in range(1, self.max_retries + 2):
+            try:
+                resp = await self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json)
+                raw = resp.text
+                if resp.status_code >= 500:
+                    parsed = Parsed(False, f"HTTP{resp.status_code}", f"server error {resp.status_code}",
+                                    error_type="transient", retryable=True)
+                else:
+                    parsed = proto.parse_response(ref, resp.status_code, dict(resp.headers), resp.content)
+            except httpx.TimeoutException:
+                parsed = Parsed(False, "TIMEOUT", f"no answer within {self.timeout:g}s", error_type="transient", retryable=True)
+            except httpx.HTTPError as exc:
+                parsed = Parsed(False, "HTTP", f"{type(exc).__name__}: {redact(str(exc))}", error_type="transient", retryable=True)
+            if parsed.ok or not parsed.retryable or attempt > self.max_retries:
+                break
+            await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
+        assert parsed is not None
+        elapsed = (time.perf_counter() - t0) * 1000
+        if parsed.ok:
+            return ToolResult(tool=ref.op.tool, arguments=args, ok=True, result_code=parsed.code,
+                              result_msg=parsed.msg, total_count=parsed.total, records=parsed.records,
+                              raw=redact(raw[:20000]) if raw else None, elapsed_ms=elapsed, attempts=attempt)
+        fix = FIXES.get(parsed.error_type or "platform", "").format(env=ref.platform.key_env)
+        message = f"{ref.op.tool} failed with {ref.platform.name_en} code {parsed.code} ({parsed.msg}); {fix}"
+        return ToolResult(tool=ref.op.tool, arguments=args, ok=False, result_code=parsed.code, result_msg=parsed.msg,
+                          error=ToolErrorInfo(type=parsed.error_type or "platform", message=redact(message),
+                                              code=parsed.code, retryable=parsed.retryable),
+                          raw=redact(raw[:20000]) if raw else None, elapsed_ms=elapsed, attempts=attempt)
+
+    def _fail(self, tool: str, args: dict, kind: str, message: str, t0: float) -> ToolResult:
+        return ToolResult(tool=tool, arguments=args, ok=False, result_code="", result_msg="",
+                          error=ToolErrorInfo(type=kind, message=redact(message)),
+                          elapsed_ms=(time.perf_counter() - t0) * 1000)

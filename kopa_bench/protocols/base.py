@@ -1,0 +1,130 @@
+"""What every protocol family shares: parameter validation, the server context, results.
+
+A protocol module (one per envelope family) provides three functions:
+  routes(platform, ctx) -> list[starlette.routing.Route]      the sandbox's replica
+  build_request(ref, args, key, base_url) -> RequestSpec         what the client sends
+  parse_response(ref, status, headers, body) -> Parsed           what the client reads back
+so the real wire format is described once, next to both of its readers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..catalog.models import Operation, Param
+
+ProblemKind = Literal["missing", "invalid"]
+
+
+@dataclass
+class ParamProblem:
+    """A request the platform must refuse with its own parameter error code."""
+
+    kind: ProblemKind
+    name: str
+    detail: str
+
+
+@dataclass
+class RequestSpec:
+    method: str
+    url: str
+    params: dict[str, Any] = field(default_factory=dict)
+    json: Any = None
+
+
+@dataclass
+class Parsed:
+    """A platform payload reduced to the fields every consumer needs."""
+
+    ok: bool
+    code: str
+    msg: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    total: int | None = None
+    error_type: str | None = None  # ErrorType of client.result when not ok
+    retryable: bool = False
+
+
+def validate_params(op: Operation, raw: dict[str, Any], skip: set[str] = frozenset()) -> tuple[dict[str, Any], ParamProblem | None]:
+    """Coerce and check the declared params of `op`; unknown extra params are ignored,
+    as the real services ignore them."""
+    out: dict[str, Any] = {}
+    for p in op.params:
+        if p.name in skip:
+            continue
+        value = raw.get(p.name)
+        if isinstance(value, str) and value.strip() == "":
+            value = None
+        if value is None:
+            if p.default is not None:
+                value = p.default
+            elif p.required:
+                return out, ParamProblem("missing", p.name, f"required parameter {p.name} is missing")
+            else:
+                out[p.name] = None
+                continue
+        try:
+            value = p.coerce(value)
+        except ValueError as exc:
+            return out, ParamProblem("invalid", p.name, str(exc))
+        problem = p.check(value)
+        if problem:
+            return out, ParamProblem("invalid", p.name, problem)
+        if p.cap is not None and isinstance(value, int) and value > p.cap:
+            value = p.cap
+        out[p.name] = value
+    return out, None
+
+
+def model_args_problem(op: Operation, args: dict[str, Any]) -> str | None:
+    """Client-side check of a model's arguments, so the model gets a precise tool error
+    (naming the parameter and the fix) before anything is sent."""
+    known = {p.name: p for p in op.model_params}
+    unknown = sorted(set(args) - set(known))
+    if unknown:
+        return (f"unknown parameter(s) {unknown} for {op.tool}; valid parameters: {sorted(known)}")
+    for p in op.model_params:
+        value = args.get(p.name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if p.required and p.default is None:
+                return f"missing required parameter {p.name!r} for {op.tool} ({p.desc_en}; e.g. {p.example!r})"
+            continue
+        try:
+            coerced = p.coerce(value)
+        except ValueError as exc:
+            return f"{exc} (tool {op.tool})"
+        problem = p.check(coerced)
+        if problem:
+            return f"{problem} (tool {op.tool}; e.g. {p.example!r})"
+    return None
+
+
+def get_protocol(name: str):
+    """Import the protocol module `kopa_bench.protocols.<name>`."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith(name):
+            raise KeyError(f"unknown protocol family {name!r}; modules live in kopa_bench/protocols/") from None
+        raise
+
+
+def as_text(value: Any) -> str:
+    """How the real services print values in XML (and usually in JSON): as text."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if not value.is_integer() else str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+def wants_json(value: str | None, json_value: str = "json") -> bool:
+    """Format switches are case-insensitive on every platform (json, JSON, Json)."""
+    return value is not None and value.strip().lower() == json_value.lower()
+
+
+def param_of(op: Operation, name: str) -> Param | None:
+    return op.param(name)

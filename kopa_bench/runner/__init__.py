@@ -1,0 +1,1 @@
+"""Runner: tool-call parsing, model backends, episodes (exports owned by the runner lead)."""

@@ -1,0 +1,240 @@
+"""OpenAI-compatible chat backend (OpenAI, vLLM, llama.cpp server, TGI, SGLang, Ollama, ...).
+
+POSTs ``/v1/chat/completions`` with ``tools=``. Native ``tool_calls`` in the response are used when
+present (JSON-string arguments decoded; bad JSON becomes a ParsedCall with ``error``); otherwise the
+text content is run through :func:`parse_assistant_output`, because many local servers return calls
+as plain text when their tool parser is off or does not know the model.
+
+Concurrency is bounded by an ``asyncio.Semaphore``; 429 / 5xx / connection errors are retried a
+bounded number of times with exponential backoff (``Retry-After`` honoured, capped). The API key is
+read from an environment variable named by ``api_key_env`` and is never logged or put in errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError, Usage, turn_index
+from kopa_bench.runner.parsing import ParsedCall, calls_from_message, parse_assistant_output
+
+logger = logging.getLogger(__name__)
+
+_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+
+
+def chat_completions_url(base_url: str) -> str:
+    """Endpoint for a base URL.
+
+    ``http://h:8000`` -> ``http://h:8000/v1/chat/completions``; a URL with a path (``.../v1``,
+    ``.../openai/v1``) gets ``/chat/completions`` appended; a full ``.../chat/completions`` is kept.
+    """
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"OpenAI base URL must look like http(s)://host[:port][/v1], got {base_url!r}")
+    if url.endswith("/chat/completions"):
+        return url
+    if parts.path in ("", "/"):
+        return url + "/v1/chat/completions"
+    return url + "/chat/completions"
+
+
+def _openai_messages(messages: list[dict]) -> list[dict]:
+    """Copy messages into strict OpenAI shape: tool-call arguments as JSON strings, content never None
+    for tool messages (servers reject dict arguments that chat templates prefer)."""
+    out = []
+    for m in messages:
+        m = dict(m)
+        if m.get("tool_calls"):
+            calls = []
+            for tc in m["tool_calls"]:
+                tc = dict(tc)
+                fn = dict(tc.get("function") or {})
+                if not isinstance(fn.get("arguments"), str):
+                    fn["arguments"] = json.dumps(fn.get("arguments") or {}, ensure_ascii=False)
+                tc["function"] = fn
+                tc.setdefault("type", "function")
+                calls.append(tc)
+            m["tool_calls"] = calls
+        if m.get("role") == "tool" and m.get("content") is None:
+            m["content"] = ""
+        out.append(m)
+    return out
+
+
+class OpenAICompatBackend(Backend):
+    """Async client for an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    kind = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 8,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        extra_body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError(
+                f"no model name for OpenAI backend at {base_url!r}: use 'openai:<base_url>#<model>' "
+                "or pass model=..."
+            )
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        self.url = chat_completions_url(base_url)
+        self.model_name = model
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.extra_body = dict(extra_body or {})
+        self._sem = asyncio.Semaphore(concurrency)
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        key = os.environ.get(api_key_env) if api_key_env else None
+        if key:
+            hdrs["Authorization"] = f"Bearer {key}"
+        else:
+            # Local servers need no key; say which variable was looked at, never a value.
+            logger.debug("no API key in $%s; sending requests without Authorization", api_key_env)
+        self._client = httpx.AsyncClient(headers=hdrs, timeout=httpx.Timeout(timeout), transport=transport)
+
+    @classmethod
+    def from_spec(cls, rest: str, **kw: Any) -> OpenAICompatBackend:
+        """``<base_url>#<model>`` or ``<base_url>`` with ``model=`` in kw."""
+        base, _, model = rest.partition("#")
+        model = model or kw.pop("model", "")
+        kw.pop("model", None)
+        if not base:
+            raise ValueError("backend spec 'openai:' needs a base URL, e.g. 'openai:http://127.0.0.1:8000/v1#my-model'")
+        return cls(base, model, **kw)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _payload(
+        self, messages: list[dict], tools: list[dict], temperature: float, seed: int | None, max_tokens: int
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": _openai_messages(messages),
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+        }
+        if tools:
+            body["tools"] = tools
+        if seed is not None:
+            body["seed"] = seed
+        body.update(self.extra_body)
+        return body
+
+    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+        if response is not None:
+            ra = response.headers.get("retry-after")
+            if ra:
+                try:
+                    return min(float(ra), self.max_backoff_s)
+                except ValueError:
+                    pass
+        # Jitter keeps many concurrent episodes from retrying in lockstep.
+        return min(self.backoff_s * (2**attempt), self.max_backoff_s) * (0.5 + random.random() / 2)
+
+    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        last_problem = ""
+        for attempt in range(self.max_retries + 1):
+            response: httpx.Response | None = None
+            try:
+                response = await self._client.post(self.url, json=body)
+            except (httpx.TransportError, httpx.TimeoutException) as exc:
+                last_problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code < 400:
+                    try:
+                        return response.json()
+                    except ValueError as exc:
+                        raise BackendError(
+                            f"{self.url} returned non-JSON (status {response.status_code}): {response.text[:300]!r}"
+                        ) from exc
+                last_problem = f"HTTP {response.status_code}: {response.text[:300]}"
+                if response.status_code not in _RETRY_STATUS:
+                    hint = " (check the API key variable)" if response.status_code in (401, 403) else ""
+                    raise BackendError(f"{self.url} rejected the request{hint}: {last_problem}")
+            if attempt < self.max_retries:
+                delay = self._delay(attempt, response)
+                logger.warning(
+                    "%s: %s; retry %d/%d in %.1fs", self.url, last_problem[:120], attempt + 1, self.max_retries, delay
+                )
+                await asyncio.sleep(delay)
+        raise BackendError(f"{self.url} failed after {self.max_retries + 1} attempts: {last_problem}")
+
+    async def generate(
+        self,
+        messages: list[dict],
+        tools: list[dict],
+        *,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int = 1024,
+    ) -> AssistantTurn:
+        body = self._payload(messages, tools, temperature, seed, max_tokens)
+        id_prefix = f"call_{turn_index(messages)}"
+        async with self._sem:
+            t0 = time.perf_counter()
+            data = await self._post(body)
+            logger.debug("%s answered in %.2fs", self.url, time.perf_counter() - t0)
+        return parse_response_json(data, id_prefix=id_prefix)
+
+
+def parse_response_json(data: dict[str, Any], *, id_prefix: str = "call_0") -> AssistantTurn:
+    """Turn a ``/chat/completions`` JSON response into an AssistantTurn (never raises on odd content)."""
+    try:
+        message = data["choices"][0]["message"] or {}
+    except (KeyError, IndexError, TypeError) as exc:
+        raise BackendError(f"response has no choices[0].message: {json.dumps(data)[:300]}") from exc
+    usage_raw = data.get("usage") or {}
+    usage = Usage(
+        prompt_tokens=int(usage_raw.get("prompt_tokens") or 0),
+        completion_tokens=int(usage_raw.get("completion_tokens") or 0),
+    )
+    content = message.get("content") or ""
+    if not isinstance(content, str):  # list-of-parts content
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+    native = list(message.get("tool_calls") or [])
+    if not native and isinstance(message.get("function_call"), dict):  # legacy single call
+        native = [{"type": "function", "function": message["function_call"]}]
+    if native:
+        calls: list[ParsedCall] = calls_from_message({"tool_calls": native}, id_prefix)
+        parsed = parse_assistant_output(content, id_prefix=id_prefix) if content else None
+        return AssistantTurn(
+            content=parsed.content if parsed else "",
+            tool_calls=calls,
+            usage=usage,
+            raw_text=content,
+            reasoning=reasoning if isinstance(reasoning, str) else "",
+        )
+    parsed = parse_assistant_output(content, id_prefix=id_prefix)
+    return AssistantTurn(
+        content=parsed.content,
+        tool_calls=parsed.tool_calls,
+        usage=usage,
+        raw_text=content,
+        reasoning=(reasoning if isinstance(reasoning, str) and reasoning else parsed.reasoning),
+    )

@@ -1,0 +1,70 @@
+"""Episode and CallRecord: the record of one agent run, shared by the runner and the scorer.
+
+One Episode is one JSONL line. CallRecord.result keeps the full ToolResult (all records), since
+grounding and STATE scoring ask what the agent actually received.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from kopa_bench.client.result import ToolResult
+
+CallErrorKind = Literal["parse", "unknown_tool", "argument", "platform"]
+
+
+class CallRecord(BaseModel):
+    """One tool call the agent made, and what came back."""
+
+    id: str = Field(description="tool-call id (from the model or generated)")
+    turn: int = Field(default=0, description="assistant turn the call was made in (0-based)")
+    tool: str = Field(description="tool name as the model wrote it")
+    arguments: dict[str, Any] | None = Field(default=None, description="parsed arguments; None when unparsable")
+    raw_arguments: str = Field(default="", description="the arguments text as the model wrote it")
+    result: ToolResult | None = Field(default=None, description="the executed result (None if never executed)")
+    error_kind: CallErrorKind | None = Field(default=None, description="why the call failed, if it did")
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.result.ok and self.error_kind is None
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return self.result.records if self.result is not None and self.result.ok else []
+
+
+class Timings(BaseModel):
+    total_s: float = 0.0
+    model_s: float = 0.0
+    tools_s: float = 0.0
+
+
+class Tokens(BaseModel):
+    prompt: int = 0
+    completion: int = 0
+
+
+class Episode(BaseModel):
+    """A finished agent episode on one task with one seed."""
+
+    task_id: str = Field(description="task id, e.g. 'kopa-test-001'")
+    seed: int = Field(default=0, description="sampling seed of this episode")
+    model: str = Field(default="", description="backend spec, e.g. 'openai:http://host#qwen'")
+    backend: str = Field(default="sandbox", description="tool backend: sandbox | URL | live | replay")
+    messages: list[dict[str, Any]] = Field(default_factory=list, description="OpenAI chat-format messages")
+    calls: list[CallRecord] = Field(default_factory=list, description="tool calls in the order made")
+    final_answer: str = Field(default="", description="the final assistant answer text")
+    steps: int = Field(default=0, description="assistant turns used")
+    stop_reason: Literal["answer", "step_limit", "error"] = Field(default="answer")
+    timings: Timings = Field(default_factory=Timings)
+    tokens: Tokens = Field(default_factory=Tokens)
+    errors: list[str] = Field(default_factory=list, description="runner-level errors (not tool errors)")
+
+    def to_jsonl(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_jsonl(cls, line: str) -> "Episode":
+        return cls.model_validate_json(line)

@@ -1,0 +1,212 @@
+"""Score one Episode against a task's GoldRun on every axis, with a short diagnosis.
+
+RESPONSE  each fact stated in the final answer (after normalisation)
+GROUNDED  each stated fact was in a result the agent itself received (guesses do not count)
+success   every fact stated AND grounded
+ACTION    precision / recall of gold calls matched by agent calls (see matching.py)
+DATA FLOW per gold edge: the agent's argument equals what its OWN upstream call returned,
+          through the same path, pick and transform
+STATE     share of the records the gold needed (picked + fact sources) the agent received
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kopa_bench.runner.episode import CallRecord, Episode
+from kopa_bench.scoring.matching import Matching, match_calls, norm_value
+from kopa_bench.scoring.normalize import fact_in_text, value_in_records
+from kopa_bench.tasks.facts import ResolvedFact, compute_answer
+from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.picks import apply_pick
+from kopa_bench.tasks.program import Edge, GoldRun, StepRun
+from kopa_bench.tasks.refs import RefError, parse_ref
+from kopa_bench.tasks.resolve import Resolver
+
+
+class FactScore(BaseModel):
+    id: str
+    value: Any
+    stated: bool
+    grounded: bool
+
+
+class EdgeScore(BaseModel):
+    step: str
+    arg: str
+    source_step: str
+    path: str
+    satisfied: bool
+    detail: str = ""
+
+
+class EpisodeScore(BaseModel):
+    """All axes for one episode, plus the task metadata aggregates break down by."""
+
+    task_id: str
+    seed: int = 0
+    model: str = ""
+    domain: str = ""
+    shape: str = ""
+    difficulty: str = ""
+    platforms: list[str] = Field(default_factory=list)
+    held_out_platform: str | None = None
+    success: bool = Field(description="every fact stated and grounded")
+    response: float = Field(description="share of facts stated in the final answer")
+    grounded: float = Field(description="share of facts stated AND found in results the agent received")
+    action_precision: float = Field(description="matched agent calls / agent calls")
+    action_recall: float = Field(description="matched gold calls / gold calls")
+    data_flow: float | None = Field(default=None, description="share of gold edges the agent satisfied; None when the gold has no edges")
+    state: float | None = Field(default=None, description="share of needed gold records the agent received; None when none are needed")
+    efficiency: float = Field(description="agent calls / gold calls (1.0 = as many as the gold, lower is leaner)")
+    n_calls: int
+    n_gold_calls: int
+    errors: dict[str, int] = Field(default_factory=dict)
+    facts: list[FactScore] = Field(default_factory=list)
+    edges: list[EdgeScore] = Field(default_factory=list)
+    matched: dict[str, int] = Field(default_factory=dict, description="gold step id -> agent call index")
+    diagnosis: list[str] = Field(default_factory=list)
+
+
+def _canon(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+class _Received:
+    """Everything the agent received: records (as shown) and counts per tool."""
+
+    def __init__(self, calls: list[CallRecord], visible_records: int | None):
+        self.records: list[dict[str, Any]] = []
+        self.counts: set[tuple[str, str, int]] = set()
+        for c in calls:
+            if not c.ok:
+                continue
+            shown = c.records if visible_records is None else c.records[:visible_records]
+            self.records.extend(shown)
+            total = c.result.total_count if c.result.total_count is not None else len(c.records)
+            self.counts.add((c.tool, "total_count", total))
+            self.counts.add((c.tool, "count", len(shown)))
+        self.canon = {_canon(r) for r in self.records}
+        # totalCount is shown to the model too, so a count read from it is grounded
+        self.with_counts = self.records + [{"totalCount": n} for _, f, n in self.counts if f == "total_count"]
+
+    def has_source(self, gold: GoldRun, step: str, index: int | None, field: str | None) -> bool:
+        run = gold.step(step)
+        if index is not None:
+            return _canon(run.records[index]) in self.canon
+        n = run.total_count if field == "total_count" and run.total_count is not None else len(run.records)
+        return (run.tool, field or "count", n) in self.counts
+
+
+def _arg(args: dict[str, Any] | None, name: str) -> Any:
+    cur: Any = args or {}
+    for part in name.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            raise KeyError(name)
+        cur = cur[part]
+    return cur
+
+
+class _View:
+    """A StepView over an agent's result, with the gold step's pick re-applied to it."""
+
+    def __init__(self, step_id: str, call: CallRecord, picked: tuple[int | None, dict | None]):
+        self.step_id, self.skipped = step_id, False
+        self.records, self.total_count = call.records, call.result.total_count
+        self.picked_index, self.picked = picked
+        self.args, self.ok, self.result_code = call.arguments or {}, True, call.result.result_code
+
+
+def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching) -> EdgeScore:
+    base = dict(step=edge.step, arg=edge.arg, source_step=edge.source_step, path=edge.path)
+    ci = m.corresponding.get(edge.step)
+    if ci is None:
+        return EdgeScore(**base, satisfied=False, detail=f"no call to {gold.step(edge.step).tool}")
+    try:
+        typed = _arg(calls[ci].arguments, edge.arg)
+    except KeyError:
+        return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {edge.arg}")
+    src_step, src_tool = task.step(edge.source_step), gold.step(edge.source_step).tool
+    ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
+    first = m.corresponding.get(edge.source_step)
+    ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
+    gold_resolver = gold.resolver()
+    for i in ups:
+        try:
+            picked = apply_pick(src_step.pick, calls[i].records, gold_resolver) if src_step.pick else (None, None)
+            view = _View(edge.source_step, calls[i], picked)
+            r = Resolver({edge.source_step: view})
+            raw = r.path(parse_ref(edge.path))
+            expected = r.transform(edge.transform, raw, edge.transform_args) if edge.transform else raw
+        except RefError:
+            continue
+        exp, got = norm_value(expected), norm_value(typed)
+        ok = (str(exp) in str(got)) if edge.template else exp == got
+        if ok:
+            return EdgeScore(**base, satisfied=True, detail=f"from call #{i}")
+    why = "no earlier successful call to " + src_tool if not ups else f"{typed!r} is not what its own {src_tool} call returned"
+    return EdgeScore(**base, satisfied=False, detail=why)
+
+
+def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[ResolvedFact] | None = None, *, visible_records: int | None = None) -> EpisodeScore:
+    """Score `episode` on `task`. `visible_records` caps how many records per call count as seen."""
+    if episode.task_id != task.id:
+        raise ValueError(f"episode is for task {episode.task_id!r} but the task is {task.id!r}")
+    facts = facts if facts is not None else compute_answer(task, gold)
+    calls = episode.calls
+    recv = _Received(calls, visible_records)
+    diag: list[str] = []
+
+    fact_scores = []
+    for f in facts:
+        stated = fact_in_text(f, episode.final_answer)
+        if f.direct and f.kind != "bool":
+            grounded = value_in_records(f, recv.with_counts)
+        else:
+            grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
+        fact_scores.append(FactScore(id=f.id, value=f.value, stated=stated, grounded=stated and grounded))
+        if not stated:
+            diag.append(f"{f.id} not stated (gold {f.value!r}{' ' + f.unit if f.unit else ''})")
+        elif not grounded:
+            diag.append(f"{f.id} stated but never retrieved: {f.value!r} is in no result the agent received")
+
+    m = match_calls(task, gold, calls)
+    executed = gold.executed
+    for sid, diffs in m.near_misses.items():
+        diag.append(f"{sid} {gold.step(sid).tool}: unmatched ({'; '.join(diffs) or 'order'})")
+    extra = len(calls) - len(m.matched)
+    if extra > 0:
+        diag.append(f"{extra} call(s) matched no gold step")
+
+    edges = [_edge_score(task, gold, e, calls, m) for e in gold.edges]
+    diag += [f"edge {e.step}.{e.arg} <- {e.path}: {e.detail}" for e in edges if not e.satisfied]
+
+    needed: list[tuple[str, int | None, str | None]] = [(r.step_id, r.picked_index, None) for r in executed if r.picked_index is not None]
+    needed += [(s.step, s.index, s.field) for f in facts for s in f.sources]
+    needed = list(dict.fromkeys(needed))
+    state_hits = sum(recv.has_source(gold, *n) for n in needed)
+
+    errors = Counter(c.error_kind or (c.result.error.type if c.result and c.result.error else None) for c in calls)
+    errors.pop(None, None)
+    if errors:
+        diag.append("errors: " + ", ".join(f"{n} {k}" for k, n in sorted(errors.items())))
+
+    n_facts = max(len(facts), 1)
+    return EpisodeScore(
+        task_id=task.id, seed=episode.seed, model=episode.model, domain=str(task.domain), shape=str(task.shape),
+        difficulty=str(task.difficulty), platforms=list(task.platforms), held_out_platform=task.held_out_platform,
+        success=bool(facts) and all(f.stated and f.grounded for f in fact_scores),
+        response=sum(f.stated for f in fact_scores) / n_facts,
+        grounded=sum(f.grounded for f in fact_scores) / n_facts,
+        action_precision=len(m.matched) / len(calls) if calls else 0.0,
+        action_recall=len(m.matched) / len(executed) if executed else 1.0,
+        data_flow=sum(e.satisfied for e in edges) / len(edges) if edges else None,
+        state=state_hits / len(needed) if needed else None,
+        efficiency=len(calls) / max(len(executed), 1),
+        n_calls=len(calls), n_gold_calls=len(executed), errors=dict(errors),
+        facts=fact_scores, edges=edges, matched=dict(m.matched), diagnosis=diag,
+    )

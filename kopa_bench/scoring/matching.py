@@ -1,0 +1,99 @@
+"""Match agent calls to gold steps (the ACTION axis) and find each step's corresponding call.
+
+A gold step is matched by an agent call with the same tool whose arguments equal the gold's
+resolved arguments after normalisation. Order is free except where data flows: a step's
+call must come after the calls of the steps it reads from, so parallel-group order never
+matters. Each agent call matches at most one gold step.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from kopa_bench.runner.episode import CallRecord
+from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.program import GoldRun, StepRun
+from kopa_bench.tasks.refs import to_number
+
+# Paging / format arguments: an agent choosing numOfRows=100 instead of 10 did the same call.
+IGNORED_ARGS = frozenset({
+    "pageNo", "numOfRows", "returnType", "dataType", "_type", "type", "Type", "pIndex", "pSize",
+    "resultType", "MobileOS", "MobileApp", "ver", "serviceKey", "KEY", "key", "apiKey", "crtfc_key",
+    "startIndex", "endIndex", "START_INDEX", "END_INDEX",
+})
+
+
+def norm_value(v: Any) -> Any:
+    """Canonical form for comparing argument values: numbers as floats, strings NFKC/trimmed/lower."""
+    if isinstance(v, list):
+        return [norm_value(x) for x in v]
+    if isinstance(v, dict):
+        return {k: norm_value(x) for k, x in v.items()}
+    n = to_number(v)
+    if n is not None and not isinstance(v, bool):
+        return n
+    if v is None:
+        return ""
+    return " ".join(unicodedata.normalize("NFKC", str(v)).split()).lower()
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    return norm_value(a) == norm_value(b)
+
+
+def arg_mismatches(gold_args: dict[str, Any], agent_args: dict[str, Any] | None, ignore: set[str]) -> list[str]:
+    """Human-readable differences between gold and agent arguments ([] = the call matches)."""
+    if agent_args is None:
+        return ["arguments unparsable"]
+    out = []
+    for k, g in gold_args.items():
+        if k in ignore:
+            continue
+        if k not in agent_args:
+            out.append(f"{k} missing (gold {g!r})")
+        elif not values_equal(agent_args[k], g):
+            out.append(f"{k}={agent_args[k]!r} (gold {g!r})")
+    return out
+
+
+@dataclass
+class Matching:
+    matched: dict[str, int] = field(default_factory=dict)  # step id -> agent call index
+    corresponding: dict[str, int] = field(default_factory=dict)  # matched, or the closest same-tool call
+    near_misses: dict[str, list[str]] = field(default_factory=dict)  # step id -> argument differences
+
+
+def _ignore(task: Task, step_id: str) -> set[str]:
+    return set(IGNORED_ARGS) | set(task.step(step_id).match_ignore)
+
+
+def _sources(run: StepRun) -> set[str]:
+    return {e.source_step for e in run.edges}
+
+
+def match_calls(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Matching:
+    m = Matching()
+    used: set[int] = set()
+    for run in gold.executed:
+        after = max((m.matched[s] for s in _sources(run) if s in m.matched), default=-1)
+        ignore = _ignore(task, run.step_id)
+        hits = [i for i, c in enumerate(calls) if i not in used and i > after and c.tool == run.tool and not arg_mismatches(run.args, c.arguments, ignore)]
+        if hits:
+            # a retried call: credit the attempt that succeeded
+            best = next((i for i in hits if calls[i].ok), hits[0])
+            m.matched[run.step_id] = m.corresponding[run.step_id] = best
+            used.add(best)
+    for run in gold.executed:
+        if run.step_id in m.matched:
+            continue
+        ignore = _ignore(task, run.step_id)
+        same = [i for i, c in enumerate(calls) if i not in used and c.tool == run.tool]
+        if not same:
+            m.near_misses[run.step_id] = [f"no call to {run.tool}"]
+            continue
+        best = min(same, key=lambda i: (len(arg_mismatches(run.args, calls[i].arguments, ignore)), not calls[i].ok, i))
+        m.corresponding[run.step_id] = best
+        m.near_misses[run.step_id] = arg_mismatches(run.args, calls[best].arguments, ignore)
+    return m

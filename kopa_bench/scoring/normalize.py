@@ -1,0 +1,246 @@
+"""Answer normalisation: is a gold fact stated in a free-text Korean answer, or present in records?
+
+Numbers: commas, 만/억/조 units ("3억 2,000만원"), units (원, %, ㎍/㎥, 건 ...), decimals that
+round to the gold value, a fact tolerance, small Korean counts (세 건). Dates: 2026-11-30,
+2026.11.30, 20261130, 2026년 11월 30일, 11월 30일. Names: spaces, 역 suffix, parentheses and
+특별시/광역시/도 long forms. Bools: 예/네/맞아요 vs 아니오/아닙니다/없습니다, near a context word.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterable
+
+_BIG = {"조": 10**12, "억": 10**8, "천만": 10**7, "백만": 10**6, "십만": 10**5, "만": 10**4, "천": 10**3}
+_NUM_RE = re.compile(r"(?<![\d.])([-+]?\d[\d,]*(?:\.\d+)?)\s*(조|억|천만|백만|십만|만|천)?")
+_UNIT_SCALE = {"만원": 10**4, "천원": 10**3, "억원": 10**8, "백만원": 10**6}
+_SMALL = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "네": 4, "넷": 4, "다섯": 5,
+          "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
+_COUNTERS = "건개명곳표회번대석채"
+_SMALL_RE = re.compile(r"(하나|다섯|여섯|일곱|여덟|아홉|한|두|둘|세|셋|석|네|넷|열)\s*([" + _COUNTERS + "])")
+
+# long administrative names -> the short form people (and AirKorea's sidoName) use
+SIDO_ALIASES = {
+    "서울특별시": "서울", "부산광역시": "부산", "대구광역시": "대구", "인천광역시": "인천", "광주광역시": "광주",
+    "대전광역시": "대전", "울산광역시": "울산", "세종특별자치시": "세종", "경기도": "경기", "강원특별자치도": "강원",
+    "강원도": "강원", "충청북도": "충북", "충청남도": "충남", "전북특별자치도": "전북", "전라북도": "전북",
+    "전라남도": "전남", "경상북도": "경북", "경상남도": "경남", "제주특별자치도": "제주", "제주도": "제주",
+}
+_ALIAS_RE = re.compile("|".join(sorted(SIDO_ALIASES, key=len, reverse=True)))
+
+YES_WORDS = ("예", "네", "맞아", "맞습니다", "맞아요", "그렇습니다", "그래요", "입니다", "이에요", "예요", "이야",
+             "있습니다", "있어요", "yes", "true")
+NO_WORDS = ("아니오", "아니요", "아닙니다", "아니에요", "아니야", "아녜요", "아니고", "아닌", "없습니다", "없어요", "없음",
+            "않습니다", "않아요", "않음", "안 ", "no", "false")
+
+
+# ---- numbers --------------------------------------------------------------------------------
+def _float(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number a reader would see in `text`: plain, with units, compounds like 3억 2천만."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[float] = []
+    run: list[tuple[float, int]] = []  # consecutive (value, unit) parts of one compound number
+    last_end = -1
+
+    def flush() -> None:
+        if len(run) > 1:
+            out.append(sum(v * u for v, u in run))
+
+    for m in _NUM_RE.finditer(text):
+        v = _float(m.group(1))
+        if v is None:
+            continue
+        unit = _BIG.get(m.group(2) or "", 1)
+        out.append(v)
+        if unit > 1:
+            out.append(v * unit)
+        gap = text[last_end:m.start()] if last_end >= 0 else "x"
+        if run and gap.strip() == "" and unit < run[-1][1]:
+            run.append((v, unit))  # "3억 2,000만" continues: smaller unit right after
+        else:
+            flush()
+            run = [(v, unit)] if unit > 1 else []
+        last_end = m.end()
+        if unit == 1:
+            flush()
+            run = []
+    flush()
+    for m in _SMALL_RE.finditer(text):
+        out.append(float(_SMALL[m.group(1)]))
+    return out
+
+
+def number_matches(candidate: float, gold: float, tolerance: float | None = None, unit: str | None = None) -> bool:
+    """`candidate` states `gold` if within tolerance, or equal after rounding to its shown decimals."""
+    scales = [1.0] + ([1.0 / _UNIT_SCALE[unit]] if unit in _UNIT_SCALE else [])
+    for s in scales:
+        c = candidate * s
+        if abs(c - gold) <= max(tolerance or 0.0, 1e-9 * max(1.0, abs(gold))):
+            return True
+        decimals = _decimals(c)
+        if decimals is not None and round(gold, decimals) == round(c, decimals) and decimals < _decimals(gold, 6):
+            return True
+    return False
+
+
+def _decimals(x: float, cap: int = 4) -> int | None:
+    text = f"{x:.{cap}f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+# ---- dates ----------------------------------------------------------------------------------
+_DATE_PATTERNS = [
+    re.compile(r"(?<!\d)(\d{4})\s*[-./]\s*(\d{1,2})\s*[-./]\s*(\d{1,2})(?!\d)"),
+    re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})(?!\d)"),
+    re.compile(r"(\d{4})\s*년\s*(\d{1,2})\s*월\s*(\d{1,2})\s*일"),
+]
+_MONTH_DAY = re.compile(r"(?<!\d)(\d{1,2})\s*월\s*(\d{1,2})\s*일")
+_MONTH_PATTERNS = [re.compile(r"(\d{4})\s*년\s*(\d{1,2})\s*월"), re.compile(r"(?<!\d)(\d{4})\s*[-./]\s*(\d{1,2})(?![\d.\-/])"), re.compile(r"(?<!\d)(\d{4})(\d{2})(?!\d)")]
+
+
+def parse_date(value: Any) -> tuple[int, int, int | None] | None:
+    """Gold date value -> (year, month, day or None for a month)."""
+    s = str(value).strip()
+    for pat in _DATE_PATTERNS:
+        m = pat.search(s)
+        if m:
+            return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    for pat in _MONTH_PATTERNS:
+        m = pat.search(s)
+        if m:
+            return int(m.group(1)), int(m.group(2)), None
+    return None
+
+
+def dates_in(text: str) -> set[tuple[int | None, int, int | None]]:
+    text = unicodedata.normalize("NFKC", text)
+    found: set[tuple[int | None, int, int | None]] = set()
+    for pat in _DATE_PATTERNS:
+        found |= {(int(a), int(b), int(c)) for a, b, c in pat.findall(text)}
+    found |= {(None, int(a), int(b)) for a, b in _MONTH_DAY.findall(text)}
+    for pat in _MONTH_PATTERNS:
+        found |= {(int(a), int(b), None) for a, b in pat.findall(text)}
+    return found
+
+
+def date_matches(gold: Any, text: str) -> bool:
+    g = parse_date(gold)
+    if g is None:
+        return False
+    y, m, d = g
+    found = dates_in(text)
+    # "11월 30일" without a year states the date when the year is the gold's (the answer's context)
+    return (y, m, d) in found or (d is not None and (None, m, d) in found)
+
+
+# ---- names, codes, bools --------------------------------------------------------------------
+def normalize_name(value: Any) -> str:
+    """'서울특별시 시청역 (1호선)' -> '서울시청': NFKC, no parentheses, short sido, no spaces, no 역 suffix."""
+    s = unicodedata.normalize("NFKC", str(value)).strip()
+    s = re.sub(r"\([^)]*\)", "", s)
+    s = _ALIAS_RE.sub(lambda m: SIDO_ALIASES[m.group(0)], s)
+    s = re.sub(r"\s+", "", s).lower()
+    return s[:-1] if s.endswith("역") and len(s) > 2 else s
+
+
+def normalize_text(text: str) -> str:
+    s = unicodedata.normalize("NFKC", text)
+    s = _ALIAS_RE.sub(lambda m: SIDO_ALIASES[m.group(0)], s)
+    return re.sub(r"\s+", "", s).lower()
+
+
+def normalize_code(value: Any) -> str:
+    return re.sub(r"[\s\-_]", "", unicodedata.normalize("NFKC", str(value))).upper()
+
+
+def bool_stated(gold: bool, text: str, context: str | None = None) -> bool:
+    """Whether `text` says yes (gold True) or no (gold False), within clauses mentioning `context`."""
+    clauses = [c for c in re.split(r"[.!?\n。]|(?<=[요다])\s", text) if c.strip()]
+    if context:
+        clauses = [c for c in clauses if context in c] or []
+    scope = " ".join(clauses).lower() + " "
+    neg = any(w in scope for w in NO_WORDS)
+    pos = any(w in scope for w in YES_WORDS)
+    return neg if gold is False else (pos and not neg)
+
+
+def parse_bool(value: Any) -> bool | None:
+    s = str(value).strip().lower()
+    if s in ("true", "y", "yes", "1", "예", "네"):
+        return True
+    if s in ("false", "n", "no", "0", "아니오", "아니요"):
+        return False
+    return None
+
+
+# ---- entry points ---------------------------------------------------------------------------
+def _get(fact: Any, name: str, default: Any = None) -> Any:
+    return fact.get(name, default) if isinstance(fact, dict) else getattr(fact, name, default)
+
+
+def fact_in_text(fact: Any, text: str) -> bool:
+    """Is `fact` (a ResolvedFact or dict with kind/value/...) stated in `text`?"""
+    kind, value = _get(fact, "kind", "text"), _get(fact, "value")
+    if not text:
+        return False
+    if kind == "number":
+        gold = float(value)
+        return any(number_matches(c, gold, _get(fact, "tolerance"), _get(fact, "unit")) for c in numbers_in(text))
+    if kind == "date":
+        return date_matches(value, text)
+    if kind == "bool":
+        gold = value if isinstance(value, bool) else parse_bool(value)
+        return gold is not None and bool_stated(gold, text, _get(fact, "context"))
+    if kind == "code":
+        code = normalize_code(value)
+        return bool(code) and re.search(rf"(?<![0-9A-Z]){re.escape(code)}(?![0-9A-Z])", normalize_code(text)) is not None
+    forms = [value, *(_get(fact, "aliases") or [])]
+    hay = normalize_text(text)
+    return any((n := normalize_name(f)) and n in hay for f in forms)
+
+
+def _values(records: Iterable[dict[str, Any]]) -> Iterable[Any]:
+    for rec in records:
+        for v in rec.values():
+            if isinstance(v, dict):
+                yield from _values([v])
+            elif isinstance(v, list):
+                yield from _values([x for x in v if isinstance(x, dict)])
+                yield from (x for x in v if not isinstance(x, dict))
+            else:
+                yield v
+
+
+def value_in_records(value: Any, records: Iterable[dict[str, Any]]) -> bool:
+    """Does a fact (or a bare value) appear as some field value of `records`?"""
+    kind = _get(value, "kind", None) if not isinstance(value, (str, int, float, bool)) else None
+    gold = _get(value, "value") if kind else value
+    kind = kind or ("number" if isinstance(gold, (int, float)) and not isinstance(gold, bool) else "text")
+    for v in _values(records):
+        if v is None:
+            continue
+        if kind == "number":
+            n = _float(str(v).replace(" ", ""))
+            tol = max(_get(value, "tolerance") or 0.0, 1e-9 * max(1.0, abs(float(gold))))
+            if n is not None and abs(n - float(gold)) <= tol:
+                return True
+        elif kind == "date":
+            if parse_date(v) is not None and parse_date(v) == parse_date(gold):
+                return True
+        elif kind == "code":
+            if normalize_code(v) == normalize_code(gold):
+                return True
+        elif kind == "bool":
+            if parse_bool(v) is not None and parse_bool(v) == (gold if isinstance(gold, bool) else parse_bool(gold)):
+                return True
+        elif normalize_name(v) == normalize_name(gold) or (normalize_name(gold) and normalize_name(gold) in normalize_name(v)):
+            return True
+    return False

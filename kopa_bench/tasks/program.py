@@ -1,0 +1,166 @@
+"""Gold program executor: run a task's steps against a client and record everything scoring needs.
+
+Steps run group by group; the steps of one group run concurrently (asyncio.gather), which is
+also how a parallel-capable agent would issue them. For every step the GoldRun keeps the tool,
+the resolved arguments, the ToolResult, the picked record, whether it was skipped, and the
+data-flow edges actually used (argument <- source step, path, transform).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from itertools import groupby
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kopa_bench.client.result import ToolResult
+from kopa_bench.tasks.models import Step, Task
+from kopa_bench.tasks.picks import apply_pick, eval_condition
+from kopa_bench.tasks.refs import RefError, SkippedStepError, Use, clock_now
+from kopa_bench.tasks.resolve import Resolver
+
+# Roots whose values come from a tool *result*; `args` refs copy the gold's own input, not data flow.
+_FLOW_ROOTS = {"items", "picked", "total_count", "count"}
+
+
+class ProgramError(RuntimeError):
+    """The gold program cannot run: the message names task, step and the failing path or call."""
+
+
+class Edge(BaseModel):
+    """A data dependency the gold program used: `step.arg` <- `source_step.path` (+ transform)."""
+
+    step: str = Field(description="consuming step id")
+    arg: str = Field(description="argument name of the consuming step ('a.b' for nested)")
+    source_step: str = Field(description="producing step id")
+    path: str = Field(description="reference as written, e.g. '$s1.picked.stationName'")
+    transform: str | None = Field(default=None, description="transform applied to the source value")
+    transform_args: dict[str, Any] = Field(default_factory=dict, description="resolved transform arguments")
+    value: Any = Field(default=None, description="the value the gold program passed (after transform)")
+    template: bool = Field(default=False, description="the value is embedded in a longer string")
+
+
+class StepRun(BaseModel):
+    """What happened to one gold step."""
+
+    step_id: str
+    tool: str
+    group: int
+    args: dict[str, Any] = Field(default_factory=dict, description="resolved arguments (JSON-able)")
+    result: ToolResult | None = None
+    picked: dict[str, Any] | None = None
+    picked_index: int | None = None
+    skipped: bool = False
+    skip_reason: str = ""
+    edges: list[Edge] = Field(default_factory=list)
+
+    # the StepView interface used by Resolver
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return self.result.records if self.result is not None else []
+
+    @property
+    def total_count(self) -> int | None:
+        return self.result.total_count if self.result is not None else None
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.result.ok
+
+    @property
+    def result_code(self) -> str:
+        return self.result.result_code if self.result is not None else ""
+
+
+class GoldRun(BaseModel):
+    """All step runs of one execution of a task's gold program."""
+
+    task_id: str
+    clock: str | None = Field(default=None, description="world time the program ran at (ISO)")
+    steps: list[StepRun] = Field(default_factory=list)
+
+    def step(self, step_id: str) -> StepRun:
+        for s in self.steps:
+            if s.step_id == step_id:
+                return s
+        raise KeyError(f"gold run of {self.task_id} has no step {step_id!r}")
+
+    @property
+    def by_id(self) -> dict[str, StepRun]:
+        return {s.step_id: s for s in self.steps}
+
+    @property
+    def executed(self) -> list[StepRun]:
+        return [s for s in self.steps if not s.skipped]
+
+    @property
+    def edges(self) -> list[Edge]:
+        return [e for s in self.executed for e in s.edges]
+
+    def resolver(self, clock: Any = None, where: str = "") -> Resolver:
+        return Resolver(self.by_id, clock=clock, where=where or f"task {self.task_id}")
+
+
+def _edges(step: Step, arg: str, uses: list[Use]) -> list[Edge]:
+    out = []
+    for u in uses:
+        root = u.ref.path[0] if u.ref.path else "items"
+        if root in _FLOW_ROOTS:
+            out.append(Edge(step=step.id, arg=arg, source_step=u.ref.step, path=u.ref.raw, transform=u.transform, transform_args=u.transform_args, value=u.value, template=u.template))
+    return out
+
+
+async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: Any, clock: Any) -> StepRun:
+    run = StepRun(step_id=step.id, tool=step.tool, group=step.group)
+    resolver = Resolver(runs, clock=clock, where=f"task {task.id} step {step.id}")
+    try:
+        if step.condition is not None and not eval_condition(step.condition, resolver):
+            run.skipped, run.skip_reason = True, f"condition {step.condition.ref} {step.condition.op} {step.condition.value!r} is false"
+            return run
+        for arg, expr in step.args.items():
+            uses: list[Use] = []
+            run.args[arg] = resolver.value(expr, uses)
+            run.edges.extend(_edges(step, arg, uses))
+    except SkippedStepError as exc:
+        # A step that depends on a skipped branch belongs to that branch: skip it too.
+        run.skipped, run.skip_reason = True, str(exc)
+        run.args, run.edges = {}, []
+        return run
+    except RefError as exc:
+        raise ProgramError(str(exc)) from exc
+    result = await client.call(step.tool, run.args)
+    run.result = result
+    if not result.ok or result.error is not None:
+        msg = result.error.message if result.error else result.result_msg
+        raise ProgramError(f"task {task.id} step {step.id}: gold call {step.tool}({run.args}) failed: {msg} (code {result.result_code or getattr(result.error, 'code', '')})")
+    if step.pick is not None:
+        try:
+            run.picked_index, run.picked = apply_pick(step.pick, result.records, resolver)
+        except RefError as exc:
+            raise ProgramError(f"task {task.id} step {step.id} pick: {exc}") from exc
+    return run
+
+
+async def execute_program(task: Task, client: Any, clock: Any = None) -> GoldRun:
+    """Run the gold program of `task` with `client` (anything with `async call(tool, args)`)."""
+    runs: dict[str, StepRun] = {}
+    now = None
+    if clock is not None:
+        try:
+            now = clock_now(clock).isoformat()
+        except Exception:  # the clock is informative here; a broken one fails where it is used
+            now = None
+    for _, group in groupby(task.program, key=lambda s: s.group):
+        steps = list(group)
+        # snapshot so steps of one group cannot see each other (they are independent by contract)
+        snapshot = dict(runs)
+        done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps))
+        for run in done:
+            runs[run.step_id] = run
+    return GoldRun(task_id=task.id, clock=now, steps=[runs[s.id] for s in task.program])
+
+
+def execute_program_sync(task: Task, client: Any, clock: Any = None) -> GoldRun:
+    """Synchronous wrapper (for scripts and notebooks without a running loop)."""
+    return asyncio.run(execute_program(task, client, clock))

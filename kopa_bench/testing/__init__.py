@@ -1,0 +1,1 @@
+"""Test helpers shared by KOPA packages (tiny offline models, fakes)."""

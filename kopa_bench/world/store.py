@@ -1,0 +1,119 @@
+"""The world at run time: a read-only DuckDB database answering operation queries."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+import duckdb
+from filelock import FileLock
+
+from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
+from .clock import WorldClock
+
+log = logging.getLogger(__name__)
+_PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class World:
+    """A built world opened read-only; many processes may read one file at once.
+
+    DuckDB connections are not safe to share between threads, so each thread gets its own
+    cursor on the shared database.
+    """
+
+    def __init__(self, path: Path, clock: WorldClock | None = None):
+        self.path = Path(path)
+        self._con = duckdb.connect(str(self.path), read_only=True)
+        self._local = threading.local()
+        meta = dict(self._con.execute("SELECT key, value FROM __world_meta").fetchall())
+        self.meta = meta
+        self.content_hash = meta.get("content_hash", "")
+        self.clock = clock or WorldClock()
+        self._handlers: dict[str, Callable] = {}
+        self._sql_cache: dict[str, tuple[str, list[str]]] = {}
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cur", None)
+        if cur is None:
+            cur = self._con.cursor()
+            self._local.cur = cur
+        return cur
+
+    def close(self) -> None:
+        self._con.close()
+
+    def sql(self, sql: str, params: dict[str, Any] | list | None = None) -> list[dict[str, Any]]:
+        """Run SQL and return rows as dicts (column names are the API's field names)."""
+        cur = self.con.execute(sql, params or {})
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def _prepared(self, sql: str) -> tuple[str, list[str]]:
+        hit = self._sql_cache.get(sql)
+        if hit is None:
+            names = sorted(set(_PARAM_RE.findall(sql)))
+            hit = (sql, names)
+            self._sql_cache[sql] = hit
+        return hit
+
+    def handler(self, spec: str) -> Callable:
+        fn = self._handlers.get(spec)
+        if fn is None:
+            module, _, attr = spec.partition(":")
+            fn = getattr(importlib.import_module(module), attr)
+            self._handlers[spec] = fn
+        return fn
+
+    def rows_for(self, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        """The records an operation returns for validated params, paged; plus the total count."""
+        if op.handler:
+            rows = self.handler(op.handler)(self, params)
+            total = len(rows)
+            end = None if limit is None else offset + limit
+            return rows[offset:end], total
+        sql, names = self._prepared(op.query)
+        bound = {n: params.get(n) for n in names}
+        page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+        rows = self.sql(f"SELECT *, count(*) OVER () AS __total FROM ({sql}) AS q{page}", bound)
+        if rows:
+            total = int(rows[0]["__total"])
+            for r in rows:
+                del r["__total"]
+        elif offset > 0:
+            total = int(self.con.execute(f"SELECT count(*) FROM ({sql}) AS q", bound).fetchone()[0])
+        else:
+            total = 0
+        return rows, total
+
+
+_worlds: dict[tuple, World] = {}
+_lock = threading.Lock()
+
+
+def get_world(seed: int = DEFAULT_SEED, clock: WorldClock | None = None, path: Path | str | None = None) -> World:
+    """The world for (seed, clock), built once into the cache and shared by the process."""
+    clock = clock or WorldClock()
+    if path is not None:
+        key = ("path", str(path))
+    else:
+        key = (seed, clock.now().isoformat(), source_fingerprint())
+    with _lock:
+        world = _worlds.get(key)
+        if world is not None:
+            return world
+        if path is None:
+            path = cache_dir() / "world" / f"world-s{seed}-{clock.now().strftime('%Y%m%dT%H%M')}-{key[2]}.duckdb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # One builder at a time across processes; the others wait, then open read-only.
+            with FileLock(str(path) + ".lock", timeout=600):
+                if not path.exists():
+                    build_world_file(seed, clock, path)
+        world = World(Path(path), clock)
+        _worlds[key] = world
+        return world
