@@ -312,3 +312,10 @@ def test_parse_with_tokenizer_falls_back():
     text = '<tool_call>{"name": "b", "arguments": {}}</tool_call>'
     for tok in (_FakeTok(), _FakeTok(exc=ValueError("no match")), object()):
         assert _calls(parse_with_tokenizer(tok, text)) == [("b", {})]
+
+
+def test_end_and_think_tokens_inside_arguments_survive():
+    text = '<tool_call>{"name": "a", "arguments": {"s": "</s> <think>x</think>"}}</tool_call><|im_end|>'
+    out = parse_assistant_output(text)
+    assert _calls(out) == [("a", {"s": "</s> <think>x</think>"})]
+    assert out.reasoning == ""

@@ -62,7 +62,7 @@ def test_parse_never_raises_and_is_well_formed(text, turn):
     name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,30}", fullmatch=True),
     # '<' and '`' excluded: a literal "</tool_call>" inside an argument ends the block for every parser
     args=st.dictionaries(
-        st.text(max_size=8),
+        st.text(alphabet=st.characters(blacklist_characters="<`"), max_size=8),
         st.one_of(st.integers(), st.text(alphabet=st.characters(blacklist_characters="<`"), max_size=8), st.booleans()),
         max_size=4,
     ),

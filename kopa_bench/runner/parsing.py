@@ -89,7 +89,9 @@ _END_TOKENS = (
     "<end_of_turn>",
     "<|return|>",
 )
-_THINK_RE = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.S)
+# Reasoning blocks only count at the start of a message (where Qwen3 / R1 put them); a "<think>"
+# later on is text or argument data.
+_THINK_RE = re.compile(r"\A\s*<think>(.*?)(?:</think>|\Z)", re.S)
 _ORPHAN_THINK_CLOSE_RE = re.compile(r"\A(.*?)</think>", re.S)
 _TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.S)
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_\-]*)[^\n`]*\n?(.*?)(?:```|\Z)", re.S)
@@ -524,9 +526,10 @@ def _strip_think(text: str) -> tuple[str, str]:
         parts.append(m.group(1).strip())
         return ""
 
-    if "</think>" in text and "<think>" not in text.split("</think>", 1)[0]:
+    head = text.split("</think>", 1)[0] if "</think>" in text else None
+    if head is not None and not any(t in head for t in ("<think>", "<tool_call>", _MISTRAL_MARK, _PYTHON_TAG)):
         text = _ORPHAN_THINK_CLOSE_RE.sub(grab, text, count=1)
-    text = _THINK_RE.sub(grab, text)
+    text = _THINK_RE.sub(grab, text, count=1)
     return text, "\n".join(p for p in parts if p)
 
 

