@@ -31,7 +31,8 @@ def list_tools(as_json: bool = typer.Option(False, "--json", help="one JSON arra
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
     table = Table(title=f"{len(rows)} tools on {len({r['platform'] for r in rows})} platforms")
-    for col in ("name", "platform", "domain", "description"):
+    table.add_column("name", no_wrap=True)
+    for col in ("platform", "domain", "description"):
         table.add_column(col)
     for r in rows:
         table.add_row(r["name"], r["platform"], r["domain"], r["description"])

@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints measured numbers and ratios (never asserts)."""

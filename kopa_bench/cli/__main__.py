@@ -1,0 +1,3 @@
+from kopa_bench.cli import app
+
+app(prog_name="kopa")
