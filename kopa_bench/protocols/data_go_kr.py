@@ -138,19 +138,40 @@ def make_endpoint(ref: ToolRef, ctx):
     return endpoint
 
 
+def _delegate(service):
+    """Services on data.go.kr with their own envelope (MOIS StanReginCd) name their protocol
+    module in `extra.protocol`; the gateway in front of them is still data.go.kr's."""
+    name = service.extra.get("protocol")
+    if not name:
+        return None
+    from .base import get_protocol
+
+    return get_protocol(name)
+
+
 def routes(platform, ctx) -> list[Route]:
     out = []
+    delegated = {}
     for svc in platform.services:
+        other = _delegate(svc)
+        if other is not None:  # that module serves every service naming it
+            delegated[other.__name__] = other
+            continue
         for op in svc.operations:
             ref = ctx.catalog.get(op.tool)
             path = f"{platform.sandbox_prefix}{svc.path}{op.path}"
             out.append(Route(path, make_endpoint(ref, ctx), methods=["GET", "POST"]))
+    for module in delegated.values():
+        out.extend(module.routes(platform, ctx))
     return out
 
 
 # ---- client side -----------------------------------------------------------------------
 
 def build_request(ref: ToolRef, args: dict[str, Any], key: str | None, base_url: str) -> RequestSpec:
+    other = _delegate(ref.service)
+    if other is not None:
+        return other.build_request(ref, args, key, base_url)
     params = {k: v for k, v in args.items() if v is not None}
     if key is not None:
         params[ref.service.auth_param] = key
@@ -185,11 +206,14 @@ def _as_list(items: Any) -> list[dict]:
 
 
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
+    other = _delegate(ref.service)
+    if other is not None:
+        return other.parse_response(ref, status, headers, body)
     text = body.decode("utf-8", errors="replace").strip()
     if not text:
         return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
     try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text)
+        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text, strip_whitespace=False)
     except Exception as exc:  # truncated or malformed payloads do happen on the real gateway
         return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
     if "OpenAPI_ServiceResponse" in doc:
