@@ -60,7 +60,21 @@ class Episode(BaseModel):
     stop_reason: Literal["answer", "step_limit", "error"] = Field(default="answer")
     timings: Timings = Field(default_factory=Timings)
     tokens: Tokens = Field(default_factory=Tokens)
-    errors: list[str] = Field(default_factory=list, description="runner-level errors (not tool errors)")
+    errors: list[str] = Field(default_factory=list, description="the agent's own call mistakes (parse, unknown_tool, argument) and runner-level errors")
+    max_tool_records: int | None = Field(default=None, description="records per result shown to the model (None = all); scoring counts only those as seen")
+
+    @property
+    def error_counts(self) -> dict[str, int]:
+        """Failed calls by kind: error_kind, or the platform's error type for platform failures."""
+        out: dict[str, int] = {}
+        for c in self.calls:
+            kind = c.error_kind if c.error_kind != "platform" else None
+            kind = kind or (c.result.error.type if c.result is not None and c.result.error is not None else None)
+            if kind is None and not c.ok:
+                kind = c.error_kind or "platform"
+            if kind:
+                out[kind] = out.get(kind, 0) + 1
+        return out
 
     def to_jsonl(self) -> str:
         return self.model_dump_json()

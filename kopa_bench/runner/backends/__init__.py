@@ -23,3 +23,8 @@ __all__ = [
     "register_backend",
     "registered_backends",
 ]
+
+# Scripted reference agents (no model); imported on first use.
+register_backend("oracle", "kopa_bench.runner.scripted:oracle_factory", form="oracle")
+register_backend("no-tool", "kopa_bench.runner.scripted:no_tool_factory", form="no-tool")
+register_backend("first-call", "kopa_bench.runner.scripted:first_call_factory", form="first-call")

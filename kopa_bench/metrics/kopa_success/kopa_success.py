@@ -1,0 +1,65 @@
+"""KOPA-Bench success: `evaluate` wrapper over kopa_bench.scoring (see README.md).
+
+predictions: episode JSON strings (lines of a run's episodes.jsonl)
+references:  JSON strings {"task": <task>, "gold": <GoldRun>} (gold optional: without it the
+             gold program is re-executed on the in-process sandbox), or a bare task JSON.
+"""
+
+import asyncio
+import json
+
+import datasets
+import evaluate
+
+from kopa_bench.runner.episode import Episode
+from kopa_bench.scoring.episode import score_episode
+from kopa_bench.scoring.report import summarize_scores
+from kopa_bench.tasks.facts import compute_answer
+from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.program import GoldRun, execute_program
+
+_DESCRIPTION = "KOPA-Bench success: every fact of the answer stated and grounded in a tool result the agent received; plus pass@k, pass^k and per-axis means."
+_KWARGS = """
+Args:
+    predictions: list of Episode JSON strings.
+    references: list of JSON strings, {"task": {...}, "gold": {...}} or a task object.
+    n_boot: bootstrap resamples for CIs (default 1000).
+Returns:
+    the same object as `kopa bench score --json`: success_rate, pass_at_k, pass_hat_k, response,
+    grounded, action_precision, action_recall, data_flow, state, efficiency, breakdowns, ...
+"""
+_CITATION = "KOPA-Bench (2026)."
+
+
+class KopaSuccess(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS,
+            features=datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+        )
+
+    def _compute(self, predictions, references, n_boot=1000):
+        gold_cache = {}
+        scores = []
+        for pred, ref in zip(predictions, references):
+            ep = Episode.model_validate_json(pred)
+            obj = json.loads(ref)
+            task = Task.model_validate(obj["task"] if "task" in obj else obj)
+            if task.id not in gold_cache:
+                gold_cache[task.id] = GoldRun.model_validate(obj["gold"]) if obj.get("gold") else _execute_gold(task)
+            gold = gold_cache[task.id]
+            scores.append(score_episode(task, gold, ep, compute_answer(task, gold), visible_records=ep.max_tool_records))
+        return summarize_scores(scores, n_boot=n_boot)
+
+
+def _execute_gold(task):
+    from kopa_bench.client import KopaClient
+
+    async def go():
+        client = KopaClient("sandbox")
+        try:
+            return await execute_program(task, client)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
