@@ -121,6 +121,10 @@ def _eval(expr: Any, r: Resolver, sources: list[Source]) -> Any:
 def compute_answer(task: Task, gold: GoldRun, clock: Any = None) -> list[ResolvedFact]:
     """Evaluate every fact of `task` on `gold`; raise FactError naming the fact and path."""
     facts = []
+    if clock is None:
+        from kopa_bench.world.clock import WorldClock
+
+        clock = WorldClock()
     resolver = gold.resolver(clock=clock)
     for fact in task.answer:
         sources: list[Source] = []

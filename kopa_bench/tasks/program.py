@@ -143,7 +143,14 @@ async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: An
 
 
 async def execute_program(task: Task, client: Any, clock: Any = None) -> GoldRun:
-    """Run the gold program of `task` with `client` (anything with `async call(tool, args)`)."""
+    """Run the gold program of `task` with `client` (anything with `async call(tool, args)`).
+
+    Without an explicit clock the world clock is used (2026-11-30 09:00 KST unless
+    KOPA_WORLD_NOW says otherwise), so `$clock` values resolve exactly as the sandbox does."""
+    if clock is None:
+        from kopa_bench.world.clock import WorldClock
+
+        clock = WorldClock()
     runs: dict[str, StepRun] = {}
     now = None
     if clock is not None:
