@@ -1,0 +1,170 @@
+"""GRPO rewards on hand-made completions, executed through the real KOPA environment (sandbox).
+
+Each case drives the environment exactly as TRL's tool loop does (await the tool method, append
+the result as a `tool` message) and scores the result with the reward registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from train.environment import EnvSettings, build_environment_factories, toolset_key
+from train.rewards import REWARDS, calls_from_completion, get_reward_funcs
+
+SMOKE = Path(__file__).parents[1] / "train" / "data" / "smoke_tasks.jsonl"
+SETTINGS = EnvSettings(platforms=("data_go_kr",), max_tool_calls=6)
+
+
+@pytest.fixture(scope="module")
+def rows():
+    from train.prepare_data import load_rows, to_grpo
+
+    return list(to_grpo(load_rows(str(SMOKE))))
+
+
+@pytest.fixture(scope="module")
+def factories(rows):
+    return build_environment_factories(rows, SETTINGS)
+
+
+def rollout(factories, row, turns, answer):
+    """Play `turns` (lists of (tool, args)) through a fresh environment; return (completion, env)."""
+    env = factories[row["environment"]]()
+    env.reset(**{k: v for k, v in row.items() if k != "environment"})
+    completion = []
+    for calls in turns:
+        completion.append({"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": t, "arguments": a}} for t, a in calls]})
+        for tool, args in calls:
+            method = getattr(env, tool, None)
+            content = asyncio.run(method(**args)) if method else json.dumps({"error": f"Tool {tool} not found."})
+            completion.append({"role": "tool", "name": tool, "content": content})
+    completion.append({"role": "assistant", "content": answer})
+    return completion, env
+
+
+def score(name, rows_used, completions, envs):
+    cols = {k: [r[k] for r in rows_used] for k in rows_used[0]}
+    return REWARDS[name](completions, environments=envs, **cols)
+
+
+@pytest.fixture(scope="module")
+def hyehwa(rows, factories):
+    row = next(r for r in rows if r["id"] == "kopa-smoke-001")
+    env = factories[row["environment"]]()
+    env.reset(**row)
+    tm = json.loads(asyncio.run(env.airkorea_getTMStdrCrdnt(umdName="혜화동")))["items"]
+    tm = next(i for i in tm if i["sggName"] == "종로구")
+    near = json.loads(asyncio.run(env.airkorea_getNearbyMsrstnList(tmX=float(tm["tmX"]), tmY=float(tm["tmY"]))))["items"]
+    meas = json.loads(asyncio.run(env.airkorea_getMsrstnAcctoRltmMesureDnsty(stationName=near[0]["stationName"], dataTerm="DAILY")))["items"]
+    return row, tm, near, meas
+
+
+def _right(factories, hyehwa, station=None, data_term="DAILY", answer=None):
+    row, tm, near, meas = hyehwa
+    station = station or near[0]["stationName"]
+    turns = [[("airkorea_getTMStdrCrdnt", {"umdName": "혜화동"})],
+             [("airkorea_getNearbyMsrstnList", {"tmX": float(tm["tmX"]), "tmY": float(tm["tmY"])})],
+             [("airkorea_getMsrstnAcctoRltmMesureDnsty", {"stationName": station, "dataTerm": data_term})]]
+    answer = answer or f"가장 가까운 측정소는 {near[0]['stationName']}이고, 현재 PM10은 {meas[0]['pm10Value']}㎍/㎥입니다."
+    return rollout(factories, row, turns, answer)
+
+
+def test_registry_names_and_errors():
+    assert {"format", "action", "data_flow", "grounded", "tool_errors", "needless_calls"} <= set(REWARDS)
+    with pytest.raises(ValueError, match="valid names"):
+        get_reward_funcs(["format", "nope"])
+
+
+def test_environment_exposes_offered_tools_with_catalog_schemas(rows, factories):
+    from transformers.utils import get_json_schema
+
+    row = rows[0]
+    assert row["environment"] == toolset_key(json.loads(row["tools"]))
+    env = factories[row["environment"]]()
+    schema = get_json_schema(env.airkorea_getMsrstnAcctoRltmMesureDnsty)
+    params = schema["function"]["parameters"]
+    assert set(params["required"]) == {"stationName", "dataTerm"}
+    assert params["properties"]["dataTerm"]["enum"] == ["DAILY", "MONTH", "3MONTH"]
+
+
+def test_right_chain_scores_full(rows, factories, hyehwa):
+    row = hyehwa[0]
+    completion, env = _right(factories, hyehwa)
+    assert [c.tool for c in env._calls] == ["airkorea_getTMStdrCrdnt", "airkorea_getNearbyMsrstnList",
+                                            "airkorea_getMsrstnAcctoRltmMesureDnsty"]
+    assert all(c.ok for c in env._calls)
+    for name in ("format", "action", "data_flow", "grounded", "success"):
+        assert score(name, [row], [completion], [env]) == [pytest.approx(1.0)], name
+    assert score("tool_errors", [row], [completion], [env]) == [0.0]
+    assert score("needless_calls", [row], [completion], [env]) == [0.0]
+
+
+def test_wrong_argument_lowers_action(factories, hyehwa):
+    row = hyehwa[0]
+    right, env_r = _right(factories, hyehwa)
+    wrong, env_w = _right(factories, hyehwa, data_term="MONTH")
+    a_right, a_wrong = (score("action", [row], [c], [e])[0] for c, e in ((right, env_r), (wrong, env_w)))
+    assert a_wrong < a_right == pytest.approx(1.0)
+
+
+def test_wrong_data_flow(factories, hyehwa):
+    row, _, near, _ = hyehwa
+    other = "중구" if near[0]["stationName"] != "중구" else "용산구"  # typed, not taken from the nearby list
+    completion, env = _right(factories, hyehwa, station=other)
+    assert score("data_flow", [row], [completion], [env])[0] < 1.0
+
+
+def test_malformed_and_errors(rows, factories, hyehwa):
+    row = hyehwa[0]
+    # The trainer's parser missed a call: it is left as text in the content; no answer either.
+    malformed = [{"role": "assistant", "content": '<tool_call>\n{"name": "airkorea_getTMStdrCrdnt", "arguments": {"umdName": }\n</tool_call>'}]
+    env = None
+    assert score("format", [row], [malformed], [env])[0] < 0.5
+    # A call with a missing required argument and an unoffered tool: tool_errors counts both.
+    completion, env = rollout(factories, row, [[("airkorea_getNearbyMsrstnList", {"tmX": 1.0}),
+                                                 ("airkorea_getMsrstnList", {"addr": "서울"})],
+                                                [("not_a_tool", {})]], "모르겠습니다.")
+    pen = score("tool_errors", [row], [completion], [env])[0]
+    assert -1.0 <= pen < 0.0
+    assert score("grounded", [row], [completion], [env]) == [0.0]
+    assert score("needless_calls", [row], [completion], [env])[0] < 0.0
+
+
+def test_without_environment_rebuilds_calls_from_messages(factories, hyehwa):
+    row = hyehwa[0]
+    completion, env = _right(factories, hyehwa)
+    calls = calls_from_completion(completion)
+    assert [c.tool for c in calls] == [c.tool for c in env._calls]
+    cols = {k: [row[k]] for k in row}
+    from train import rewards
+
+    rewards.set_default_settings(SETTINGS)
+    got = REWARDS["action"]([completion], **cols)  # no `environments`: default sandbox client
+    assert got == [pytest.approx(1.0)]
+
+
+def test_rewards_are_finite_or_none(rows, factories, hyehwa):
+    completion, env = _right(factories, hyehwa)
+    row = hyehwa[0]
+    for name, fn in REWARDS.items():
+        out = fn([completion, "plain text answer"], environments=[env, None], **{k: [row[k]] * 2 for k in row})
+        assert len(out) == 2
+        assert all(v is None or math.isfinite(v) for v in out), name
+
+
+def test_model_card_states_data_version_and_results(tmp_path):
+    from train.model_card import write_model_card
+
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps({"benchmark_version": "1.0.0", "metrics": {"success": 0.25, "pass^3": 0.1,
+                                                                         "by_domain": {"district": 0.3}}}))
+    path = write_model_card(tmp_path / "out", base_model="tiny:qwen2", method="GRPO", dataset="edge/rl",
+                            data_version="0.1.0", results_json=res, rewards={"action": 1.0})
+    text = path.read_text()
+    assert "data version: `0.1.0`" in text and "| success | 0.250 |" in text and "district" in text

@@ -1,0 +1,96 @@
+"""Optional warm start: TRL SFTTrainer on chat `messages` with assistant tool_calls.
+
+The dataset is either already in SFT form (`messages` + `tools` schemas, e.g. EDGE trajectories)
+or in the KOPA task schema, in which case gold trajectories are built by executing each task's
+gold program against the KOPA backend (train.prepare_data.to_sft).
+
+    python train/sft.py --config train/recipes/tiny-cpu/sft.yaml --max_steps 2 --output_dir /tmp/kopa-sft
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+
+if __package__ in (None, ""):  # `python train/sft.py`: make the repo root importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from trl import ModelConfig, SFTConfig, TrlParser, get_peft_config  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SFTScriptArguments:
+    """Where the trajectories come from."""
+
+    dataset_name: str = field(default="train/data/smoke_tasks.jsonl", metadata={
+        "help": "SFT rows (messages + tools) or KOPA task-schema rows: a folder, a .parquet/.jsonl file, or kopa:dev."})
+    dataset_config: str | None = field(default=None, metadata={"help": "dataset config name (e.g. 'sft' for EDGE)."})
+    dataset_train_split: str = field(default="train", metadata={"help": "split to train on."})
+    kopa_backend: str = field(default="sandbox", metadata={"help": "where gold programs run when building trajectories."})
+    kopa_platforms: list[str] | None = field(default=None, metadata={"help": "catalog platform ids to load (default: all)."})
+    data_version: str | None = field(default=None, metadata={"help": "dataset version stated in the model card."})
+
+    def __post_init__(self):
+        if self.kopa_backend not in ("sandbox", "live") and not self.kopa_backend.startswith(("http://", "https://")):
+            raise ValueError(f"kopa_backend {self.kopa_backend!r}: use sandbox, live or a sandbox URL")
+
+
+def load_sft_dataset(args: SFTScriptArguments):
+    from datasets import load_dataset, load_from_disk
+    from pathlib import Path
+
+    from train.environment import EnvSettings
+    from train.prepare_data import load_rows, to_sft
+
+    path = Path(args.dataset_name)
+    if path.is_dir() and ((path / "dataset_info.json").exists() or (path / "state.json").exists()):
+        ds = load_from_disk(str(path))
+    elif path.is_dir():
+        ds = load_dataset(str(path), name=args.dataset_config, split=args.dataset_train_split)
+    else:
+        ds = None
+    if ds is not None and "messages" in ds.column_names:
+        return ds
+    rows = ds if ds is not None else load_rows(args.dataset_name, args.dataset_config, args.dataset_train_split)
+    settings = EnvSettings(backend=args.kopa_backend, platforms=tuple(args.kopa_platforms) if args.kopa_platforms else None)
+    return to_sft(rows, settings)
+
+
+def build_trainer(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):
+    from trl import SFTTrainer
+
+    from train.modeling import load_model_and_tokenizer
+
+    model, tokenizer = load_model_and_tokenizer(model_args, training_args)
+    return SFTTrainer(model=model, args=training_args, train_dataset=load_sft_dataset(script_args),
+                      processing_class=tokenizer, peft_config=get_peft_config(model_args))
+
+
+def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    trainer = build_trainer(script_args, training_args, model_args)
+    result = trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    trainer.log_metrics("train", result.metrics)
+    trainer.save_metrics("train", result.metrics)
+    trainer.save_model(training_args.output_dir)
+    from train.model_card import write_model_card
+
+    if trainer.accelerator.is_main_process:
+        write_model_card(training_args.output_dir, base_model=model_args.model_name_or_path, method="SFT",
+                         dataset=script_args.dataset_name, data_version=script_args.data_version,
+                         hub_model_id=training_args.hub_model_id)
+    if training_args.push_to_hub:
+        trainer.push_to_hub(dataset_name=script_args.dataset_name)
+    return trainer
+
+
+def parse_args(argv: list[str] | None = None):
+    return TrlParser((SFTScriptArguments, SFTConfig, ModelConfig)).parse_args_and_config(argv)
+
+
+if __name__ == "__main__":
+    main(*parse_args())
