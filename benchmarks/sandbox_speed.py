@@ -73,7 +73,10 @@ app = Starlette(routes=[Route("/B552584/MsrstnInfoInqireSvc/getNearbyMsrstnList"
 
 
 def _serve(cmd: list[str], port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr to a file: a pipe nobody reads would fill up and stall the server under load
+    log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kopa_bench_server_{port}.log"), "w+")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
+    proc.log = log  # type: ignore[attr-defined]
     import httpx
 
     deadline = time.time() + 120
@@ -83,7 +86,8 @@ def _serve(cmd: list[str], port: int) -> subprocess.Popen:
             return proc
         except httpx.HTTPError:
             if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode()[-2000:])
+                log.seek(0)
+                raise RuntimeError(log.read()[-2000:])
             time.sleep(0.3)
     proc.kill()
     raise RuntimeError(f"server on port {port} did not start")
