@@ -1,0 +1,33 @@
+"""KOPA Space entry point (Hugging Face Spaces runs this file; locally: `python space/app.py`).
+
+All logic lives in kopa_space/ and the kopa library; building the UI happens in main(), not at
+import time. Honours GRADIO_SERVER_NAME / GRADIO_SERVER_PORT like any Gradio app.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+for p in (HERE, HERE.parent):  # kopa_space/ beside this file; the repo root when run from a checkout
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+
+def main() -> None:
+    import logging
+
+    from kopa_bench.client.redact import install_log_redaction
+    from kopa_space import build_demo
+
+    logging.basicConfig(level=os.environ.get("KOPA_LOG_LEVEL", "INFO"))
+    install_log_redaction()
+    demo = build_demo()
+    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
+                server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Leaderboard tab: score files / run folders -> sortable table with CIs, plots by shape and domain."""
+
+from __future__ import annotations
+
+import os
+
+import gradio as gr
+
+from .errors import explain
+from .graphs import bar_figure
+from .results import breakdown, discover, load_result, table
+
+DEFAULT_DIRS = ("results", "runs")
+
+
+def default_results_dir() -> str:
+    env = os.environ.get("KOPA_SPACE_RESULTS", "").strip()
+    if env:
+        return env
+    return next((d for d in DEFAULT_DIRS if os.path.isdir(d)), DEFAULT_DIRS[0])
+
+
+def build_leaderboard(folder: str, uploads: list | None):
+    paths = list(discover(folder)) if folder else []
+    for u in uploads or []:
+        paths.append(getattr(u, "name", u))
+    results, problems = [], []
+    for p in paths:
+        try:
+            results.append(load_result(p))
+        except Exception as exc:
+            problems.append(f"- `{os.path.basename(str(p))}`: {exc}")
+    if not results:
+        msg = (f"**결과 파일이 없습니다.** / No results found in `{folder or '(none)'}`. "
+               "Run `kopa bench score --json > results/<model>.json` (or keep run folders with scores.jsonl there), "
+               "set `KOPA_SPACE_RESULTS`, or upload files.")
+        if problems:
+            msg += "\n\n" + "\n".join(problems)
+        return gr.update(value=[], headers=["model"]), msg, None, None
+    headers, rows = table(results)
+    msg = f"{len(results)} result set(s); sort by clicking a column header. Values are means of per-task means with 95% bootstrap CIs."
+    if problems:
+        msg += "\n\nSkipped:\n" + "\n".join(problems)
+    return (gr.update(value=rows, headers=headers), msg,
+            bar_figure(breakdown(results, "shape"), "shape"), bar_figure(breakdown(results, "domain"), "domain"))
+
+
+def _safe(folder, uploads):
+    try:
+        return build_leaderboard(folder, uploads)
+    except Exception as exc:
+        return gr.update(value=[]), explain(exc), None, None
+
+
+def build_leaderboard_tab(demo: gr.Blocks) -> None:
+    with gr.Row():
+        folder = gr.Textbox(value=default_results_dir, label="Results folder (score JSON files or run folders)", scale=3)
+        uploads = gr.File(label="…or upload score files", file_count="multiple", file_types=[".json", ".jsonl"], scale=2)
+        refresh = gr.Button("Load", scale=1)
+    note = gr.Markdown(elem_id="kopa-lb-note")
+    board = gr.Dataframe(interactive=False, wrap=True, elem_id="kopa-leaderboard")
+    with gr.Row():
+        by_shape = gr.Plot(label="Success by shape")
+        by_domain = gr.Plot(label="Success by domain")
+    outs = [board, note, by_shape, by_domain]
+    refresh.click(_safe, [folder, uploads], outs, api_name="leaderboard")
+    uploads.change(_safe, [folder, uploads], outs, api_name=False)
+    demo.load(_safe, [folder, uploads], outs, api_name=False)
