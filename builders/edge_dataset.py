@@ -1,0 +1,148 @@
+"""Build the `edge-trajectories` dataset folder (Parquet; configs sft, rl, graph).
+
+Deterministic: rows sorted by id, split by a hash of the id and the seed, Parquet written
+without timestamps; MANIFEST.json records the sha256 of every data file and an overall hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from edge_synth.export import DATASET_VERSION
+
+CARD = """---
+license: other
+license_name: kogl-type-1
+pretty_name: EDGE trajectories (KOPA)
+language: [ko]
+tags: [tool-calling, agents, korean, public-data, synthetic]
+configs:
+- config_name: sft
+  data_files:
+  - split: train
+    path: sft/train.parquet
+  - split: validation
+    path: sft/validation.parquet
+- config_name: rl
+  data_files:
+  - split: train
+    path: rl/train.parquet
+  - split: validation
+    path: rl/validation.parquet
+- config_name: graph
+  data_files:
+  - split: train
+    path: graph/train.parquet
+---
+# EDGE trajectories (version {version})
+
+Synthetic multi-step tool-calling trajectories over Korean public open APIs (the KOPA catalog),
+produced by EDGE (Execution-grounded Dynamic Graph): a candidate graph of output->input
+bindings between tools, verified by executing probe paths in the KOPA sandbox (Beta posterior
+per binding, Thompson sampling), then walked into six shapes (sequential, fan-out, reduction,
+parallel, comparison, conditional). Every trajectory was executed; answer facts come from the
+real outputs.
+
+## Configs
+- `sft`: `id, version, shape, query, register, n_calls, platforms, domain, messages` (JSON string:
+  OpenAI chat messages with `tool_calls`, tool results and the final answer).
+- `rl`: `id, version, shape, query, domain, platforms, tools` (JSON), `program` (JSON: gold steps
+  with `$sN...` references), `answer` (JSON facts), `task` (JSON: the full KOPA-Bench `Task`,
+  validated with `kopa_bench.tasks.models.Task`, so the benchmark scorer gives the reward).
+- `graph`: verified edges `from_tool, to_tool, posterior, prior, cross_domain, bindings` (JSON).
+
+## Load
+```python
+from datasets import load_dataset
+rl = load_dataset("path/to/edge-trajectories", "rl")
+sft = load_dataset("path/to/edge-trajectories", "sft", split="train")
+```
+
+## Counts
+{counts}
+
+## Licence
+Tool outputs come from the KOPA sandbox world, which mirrors Korean public data released under
+the Korea Open Government License (KOGL, 공공누리) Type 1 (attribution). Attribute the
+originating agencies when redistributing. Queries and programs are synthetic.
+
+## Limitations
+- Sandbox data (a deterministic world), not live API responses; values are realistic, not real.
+- Queries come from a template grammar (optionally LLM-paraphrased); they are less varied than
+  human requests, and some links are executable but semantically weak (see the audit file).
+- Only platforms present in the catalog at build time; held-out platforms are excluded on request.
+- Decontaminated against KOPA-Bench test/dev (identical programs, query n-gram overlap).
+
+Build hash: see `MANIFEST.json`.
+"""
+
+CHANGELOG = """# Changelog
+## {version}
+- First EDGE release: candidate graph (names, descriptions, value kinds, transforms, BM25 neighbours),
+  Thompson-sampled probe verification, six shapes, SFT + RL (KOPA Task schema) + graph configs.
+"""
+
+
+def _split(tid: str, seed: int, val_share: float = 0.05) -> str:
+    h = int(hashlib.sha256(f"{seed}:{tid}".encode()).hexdigest()[:8], 16)
+    return "validation" if (h % 10000) < val_share * 10000 else "train"
+
+
+def _write(rows: list[dict], path: Path, schema: pa.Schema) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist(rows, schema=schema)
+    pq.write_table(table, path, compression="zstd", use_dictionary=False, write_statistics=False)
+
+
+def _j(x: Any) -> str:
+    return json.dumps(x, ensure_ascii=False, sort_keys=True)
+
+
+def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: str | Path, seed: int = 0,
+                  version: str = DATASET_VERSION) -> dict[str, Any]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    trajectories = sorted(trajectories, key=lambda r: r["id"])
+    sft_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "register", "platforms", "domain", "messages")]
+                      + [("n_calls", pa.int32())])
+    rl_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "domain", "platforms", "tools",
+                                                  "program", "answer", "task")])
+    g_s = pa.schema([("from_tool", pa.string()), ("to_tool", pa.string()), ("posterior", pa.float64()),
+                     ("prior", pa.float64()), ("cross_domain", pa.bool_()), ("bindings", pa.string()), ("version", pa.string())])
+    counts: dict[str, int] = {}
+    for split in ("train", "validation"):
+        rows = [r for r in trajectories if _split(r["id"], seed) == split]
+        counts[split] = len(rows)
+        _write([{"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "register": r["register"],
+                 "platforms": _j(r["platforms"]), "domain": r["domain"], "messages": _j(r["messages"]), "n_calls": r["n_calls"]}
+                for r in rows], out / "sft" / f"{split}.parquet", sft_s)
+        _write([{"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "domain": r["domain"],
+                 "platforms": _j(r["platforms"]), "tools": _j(r["task"]["tools"]), "program": _j(r["task"]["program"]),
+                 "answer": _j(r["task"]["answer"]), "task": _j({**r["task"], "version": version})}
+                for r in rows], out / "rl" / f"{split}.parquet", rl_s)
+    edges = sorted(graph_edges, key=lambda e: (e["from_tool"], e["to_tool"]))
+    _write([{**e, "bindings": _j(e["bindings"]), "version": version} for e in edges], out / "graph" / "train.parquet", g_s)
+    per_shape: dict[str, int] = {}
+    for r in trajectories:
+        per_shape[r["shape"]] = per_shape.get(r["shape"], 0) + 1
+    ctext = "\n".join([f"- train: {counts['train']}, validation: {counts['validation']}", f"- graph edges: {len(edges)}"]
+                      + [f"- {k}: {v}" for k, v in sorted(per_shape.items())])
+    (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext), encoding="utf-8")
+    (out / "CHANGELOG.md").write_text(CHANGELOG.replace("{version}", version), encoding="utf-8")
+    files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != "MANIFEST.json")
+    digests = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    overall = hashlib.sha256(_j(digests).encode()).hexdigest()
+    manifest = {"version": version, "seed": seed, "files": digests, "hash": overall, "counts": counts, "per_shape": per_shape}
+    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+    return manifest
+
+
+def graph_rows(vg) -> list[dict]:
+    return [{"from_tool": a, "to_tool": b, "posterior": float(d.get("posterior", 0.0)), "prior": float(d.get("prior", 0.0)),
+             "cross_domain": bool(d.get("cross_domain", False)), "bindings": d["bindings"]} for a, b, d in vg.edges(data=True)]

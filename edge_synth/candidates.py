@@ -1,0 +1,184 @@
+"""Candidate graph: every (output field of A, input parameter of B) pair scored as a binding.
+
+Score = kind compatibility (with the best transform) + name similarity + description similarity
+(Korean and English tokens) + a retriever bonus when B is among A's BM25 neighbours. Bindings
+scoring below `min_score` (0.3, as in the paper's LLM feasibility filter) are dropped.
+The result is a :class:`networkx.DiGraph`: nodes are tools, an edge A->B carries the list of
+candidate bindings (from_field, to_param, transform, prior). Save/load as JSON node-link.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from .retriever import ToolRetriever, tokenize
+from .values import RECORD_TRANSFORMS, WEAK_FROM_KINDS, infer_kind, transforms_for
+
+# Paging, format and version switches: never the target of a data-flow binding.
+CONTROL_PARAMS = re.compile(r"^(numOfRows|pageNo|pIndex|pSize|ver|returnType|dataType|type|_type|MobileOS|"
+                            r"MobileApp|serviceKey|KEY|Type|display|start|page|perPage|resultType|format)$", re.I)
+
+_LATLON_PAIRS = (("lat", "lon"), ("latitude", "longitude"), ("mapy", "mapx"), ("gpslati", "gpslong"),
+                 ("gpsLati", "gpsLong"), ("YPos", "XPos"), ("yPos", "xPos"),
+                 ("stationLatitude", "stationLongitude"), ("dmX", "dmY"), ("y", "x"))
+_XY_PAIRS = (("tmX", "tmY"), ("entX", "entY"), ("x", "y"))
+
+
+def is_control(param) -> bool:
+    return (not param.model_facing) or bool(CONTROL_PARAMS.match(param.name))
+
+
+def _pieces(name: str) -> set[str]:
+    return {p.lower() for p in re.split(r"(?<=[a-z])(?=[A-Z])|_|\s", name) if p}
+
+
+def name_similarity(a: str, b: str) -> float:
+    if a.lower() == b.lower():
+        return 1.0
+    pa, pb = _pieces(a), _pieces(b)
+    if not pa or not pb:
+        return 0.0
+    return len(pa & pb) / len(pa | pb)
+
+
+def desc_similarity(a: str, b: str) -> float:
+    ta, tb = set(tokenize(a)), set(tokenize(b))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+@dataclass
+class IOKinds:
+    fields: dict[str, dict[str, dict]]  # tool -> field -> {kind, desc}
+    params: dict[str, dict[str, dict]]  # tool -> param -> {kind, desc, required}
+
+
+def infer_io_kinds(catalog: Any, samples: dict[str, list[dict]] | None = None) -> IOKinds:
+    """Kinds of every output field and model-facing input parameter of the catalog."""
+    samples = samples or {}
+    fields: dict[str, dict[str, dict]] = {}
+    params: dict[str, dict[str, dict]] = {}
+    for ref in catalog:
+        op = ref.op
+        recs = samples.get(op.tool, [])
+        names = [f.name for f in op.fields]
+        for r in recs[:50]:  # fields seen in real records but not declared
+            for k in r:
+                if k not in names:
+                    names.append(k)
+        decl = {f.name: f for f in op.fields}
+        fields[op.tool] = {}
+        for n in names:
+            f = decl.get(n)
+            desc = f"{f.desc_ko} {f.desc_en}" if f else ""
+            vals = [r.get(n) for r in recs[:200] if r.get(n) not in (None, "")]
+            fields[op.tool][n] = {"kind": infer_kind(n, desc, vals), "desc": desc.strip()}
+        params[op.tool] = {}
+        for p in op.model_params:
+            if is_control(p):
+                continue
+            vals = [v for v in ([p.example] + list(p.enum or [])) if v is not None]
+            kind = infer_kind(p.name, f"{p.desc_ko} {p.desc_en}", vals)
+            if p.enum and all(str(v) in __import__("edge_synth.values", fromlist=["SIDO_SHORT"]).SIDO_SHORT for v in p.enum):
+                kind = "sido_short"
+            params[op.tool][p.name] = {"kind": kind, "desc": f"{p.desc_ko} {p.desc_en}".strip(),
+                                       "required": p.required and p.default is None}
+    return IOKinds(fields, params)
+
+
+def _record_has_pair(field_names: list[str], kind: str) -> bool:
+    pairs = _LATLON_PAIRS if kind in ("lat", "lon") else _XY_PAIRS
+    s = set(field_names)
+    return any(a in s and b in s for a, b in pairs)
+
+
+def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float) -> list[dict]:
+    """Candidate bindings (one per usable transform) of field -> param with a prior score."""
+    fk, pk = finfo["kind"], pinfo["kind"]
+    if pk in ("measure", "meta") or fk == "meta":
+        return []  # free-choice numbers (radius) and record metadata carry no data flow
+    trans = transforms_for(fk, pk)
+    nsim = name_similarity(fname, pname)
+    dsim = desc_similarity(finfo["desc"], pinfo["desc"]) if finfo["desc"] and pinfo["desc"] else 0.0
+    if not trans:
+        if nsim >= 0.99:
+            trans = [("identity", {}, 0.5)]
+        else:
+            return []
+    out = []
+    for tname, targs, conf in trans[:2]:
+        score = 0.45 * conf + 0.30 * nsim + 0.15 * dsim + 0.10 * neighbour
+        if fk in WEAK_FROM_KINDS:
+            score *= 0.5
+        if fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
+            score *= 0.6  # generic ids/names match anything by kind alone
+        out.append({"from_field": fname, "to_param": pname, "transform": tname, "transform_args": targs,
+                    "from_kind": fk, "to_kind": pk, "prior": round(min(1.0, score), 4),
+                    "record_ref": tname in RECORD_TRANSFORMS})
+    return out
+
+
+def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = None, *, k_same: int = 15,
+                          k_cross: int = 10, min_score: float = 0.3, self_loops: bool = False) -> nx.DiGraph:
+    """The candidate graph over every tool pair of the catalog."""
+    kinds = infer_io_kinds(catalog, samples)
+    retriever = ToolRetriever(catalog)
+    g = nx.DiGraph()
+    for ref in catalog:
+        op = ref.op
+        g.add_node(op.tool, platform=ref.platform.id, service=ref.service.id, domain=op.domain,
+                   operation=op.name, title_ko=op.title_ko,
+                   field_kinds={k: v["kind"] for k, v in kinds.fields[op.tool].items()},
+                   param_kinds={k: v["kind"] for k, v in kinds.params[op.tool].items()})
+    for ref in catalog:
+        a = ref.op.tool
+        nb = retriever.neighbours(a, k_same, k_cross)
+        nb_score = {}
+        for group in ("same", "cross"):
+            top = max((s for _, s in nb[group]), default=0.0) or 1.0
+            for n, s in nb[group]:
+                nb_score[n] = max(0.5, s / top)
+        fields = kinds.fields[a]
+        for bref in catalog:
+            b = bref.op.tool
+            if a == b and not self_loops:
+                continue
+            bindings = []
+            for pname, pinfo in kinds.params[b].items():
+                for fname, finfo in fields.items():
+                    for cand in score_binding(fname, finfo, pname, pinfo, nb_score.get(b, 0.0)):
+                        if cand["record_ref"] and not _record_has_pair(list(fields), finfo["kind"]):
+                            continue
+                        if cand["prior"] >= min_score:
+                            bindings.append(cand)
+            if not bindings:
+                continue
+            bindings.sort(key=lambda c: (-c["prior"], c["to_param"], c["from_field"], c["transform"]))
+            # keep the best few per target parameter
+            kept, per = [], {}
+            for c in bindings:
+                if per.get(c["to_param"], 0) < 3:
+                    kept.append(c)
+                    per[c["to_param"]] = per.get(c["to_param"], 0) + 1
+            g.add_edge(a, b, bindings=kept, prior=kept[0]["prior"], retrieved=b in nb_score,
+                       cross_domain=ref.op.domain != bref.op.domain)
+    g.graph["k_same"], g.graph["k_cross"], g.graph["min_score"] = k_same, k_cross, min_score
+    return g
+
+
+def save_graph(g: nx.DiGraph, path: str | Path) -> None:
+    data = nx.node_link_data(g, edges="links")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
+
+
+def load_graph(path: str | Path) -> nx.DiGraph:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return nx.node_link_graph(data, directed=True, edges="links")

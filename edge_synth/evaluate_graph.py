@@ -1,0 +1,102 @@
+"""Measurement: recall against reference chains (evaluation data only), precision by re-probing
+verified edges on held-out inputs, executable share of candidate links before/after verification,
+and the hand-audit sample."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from .probes import ENVIRONMENTAL, probe_link
+from .walks import best_bindings
+
+EVAL_DIR = Path(__file__).parent / "eval"
+
+
+def map_reference_op(op_id: str, catalog: Any) -> str | None:
+    """`airkorea.MsrstnInfoInqireSvc.getTMStdrCrdnt` -> catalog tool, by operation name + platform/service."""
+    if op_id.startswith(("local:", "user_input")):
+        return None
+    head = op_id.split()[0]
+    parts = head.split(".")
+    opname, prefix = parts[-1], parts[0].lower()
+    hits = [r for r in catalog if r.op.name == opname or r.op.tool.endswith("_" + opname)]
+    if not hits:
+        return None
+    best = [r for r in hits if prefix in (r.platform.id.lower(), r.service.id.lower()) or r.service.id.lower().startswith(prefix)
+            or r.op.tool.lower().startswith(prefix)]
+    return (best or hits)[0].op.tool
+
+
+def reference_pairs(catalog: Any, path: Path | None = None) -> list[dict]:
+    rows = [json.loads(l) for l in (path or EVAL_DIR / "reference_chains.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
+    out = []
+    for r in rows:
+        a, b = map_reference_op(r["from_operation"], catalog), map_reference_op(r["to_operation"], catalog)
+        if a and b and a != b:
+            out.append({**r, "from_tool": a, "to_tool": b})
+    return out
+
+
+def recall(vg: nx.DiGraph, refs: list[dict]) -> dict[str, Any]:
+    hit = [r for r in refs if vg.has_edge(r["from_tool"], r["to_tool"])]
+    return {"reference_chains_mapped": len(refs), "found": len(hit),
+            "recall": round(len(hit) / len(refs), 4) if refs else None,
+            "missing": sorted({f"{r['from_tool']}->{r['to_tool']}" for r in refs if r not in hit})}
+
+
+async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str, seed: int,
+                       baseline=None) -> dict[tuple[str, str], list[str]]:
+    rng = random.Random(seed)
+    jobs = [(a, b, bs, random.Random(rng.random())) for a, b, bs in edges for _ in range(n)]
+    res = await asyncio.gather(*(probe_link(executor, sampler, a, b, bs, r, split, baseline=baseline) for a, b, bs, r in jobs))
+    out: dict[tuple[str, str], list[str]] = {}
+    for (a, b, _, _), pr in zip(jobs, res):
+        out.setdefault((a, b), []).append(pr.outcome)
+    return out
+
+
+def _executable(outcomes: list[str]) -> bool | None:
+    informative = [o for o in outcomes if o not in ENVIRONMENTAL and not o.startswith("upstream") and o != "empty_uninformative"]
+    if not informative:
+        return None
+    return sum(o == "success" for o in informative) / len(informative) >= 0.5
+
+
+async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, n: int = 5, seed: int = 7,
+                              baseline=None) -> dict[str, Any]:
+    """Precision (a): verified edges that still execute on held-out inputs; executable share
+    of all candidate links (top-prior binding set) before vs verified links after."""
+    cand = []
+    for a, b, d in g.edges(data=True):
+        best: dict[str, dict] = {}
+        for bnd in d["bindings"]:
+            if bnd["to_param"] not in best:
+                best[bnd["to_param"]] = bnd
+        cand.append((a, b, list(best.values())))
+    ver = [(a, b, best_bindings(vg, a, b)) for a, b in vg.edges]
+    before = await _probe_edges(cand, executor, sampler, n, "holdout", seed, baseline)
+    after = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline)
+    eb = [x for x in (_executable(v) for v in before.values()) if x is not None]
+    ea = [x for x in (_executable(v) for v in after.values()) if x is not None]
+    return {"edge_precision": round(sum(ea) / len(ea), 4) if ea else None, "precision_edges_measured": len(ea),
+            "executable_share_before": round(sum(eb) / len(eb), 4) if eb else None,
+            "executable_share_after": round(sum(ea) / len(ea), 4) if ea else None,
+            "candidate_edges_measured": len(eb),
+            "failing_after": sorted(f"{a}->{b}" for (a, b), v in after.items() if _executable(v) is False)}
+
+
+def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026) -> list[dict]:
+    ref_pairs = {(r["from_tool"], r["to_tool"]) for r in refs}
+    pool = sorted((a, b) for a, b in vg.edges if (a, b) not in ref_pairs)
+    rng = random.Random(seed)
+    pick = rng.sample(pool, min(k, len(pool)))
+    return [{"from_tool": a, "to_tool": b,
+             "bindings": [f"{x['from_field']}->{x['to_param']} via {x['transform']}" for x in best_bindings(vg, a, b)],
+             "posterior": vg.edges[a, b].get("posterior")} for a, b in sorted(pick)]

@@ -1,0 +1,115 @@
+"""End-to-end EDGE stages used by the CLI, the dataset builder and the benchmarks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import networkx as nx
+
+from .candidates import build_candidate_graph, load_graph, save_graph
+from .env import ProbeExecutor, make_client
+from .probes import SeedSampler
+from .verify import Verifier, VerifyConfig, bootstrap_samples
+
+
+class Edge:
+    """Holds the shared state of one EDGE run (client, executor, sampler)."""
+
+    def __init__(self, catalog=None, client=None, seed: int = 0, concurrency: int = 64,
+                 exclude_platforms: list[str] | None = None):
+        from .env import usable_catalog
+
+        base = catalog or usable_catalog()
+        self.client = client or make_client(catalog=base)
+        self.catalog = _SubCatalog(base, exclude_platforms) if exclude_platforms else base
+        self.executor = ProbeExecutor(self.client, concurrency=concurrency)
+        self.sampler = SeedSampler(self.catalog, seed=seed)
+        self.seed = seed
+        self.samples: dict[str, list[dict]] = {}
+
+    async def bootstrap(self) -> dict[str, list[dict]]:
+        self.samples = await bootstrap_samples(self.executor, self.sampler, self.catalog, seed=self.seed)
+        return self.samples
+
+    async def candidates(self, **kw) -> nx.DiGraph:
+        if not self.samples:
+            await self.bootstrap()
+        g = build_candidate_graph(self.catalog, self.samples, **kw)
+        # re-harvest with the inferred kinds so kind-based filling works
+        for t, recs in self.samples.items():
+            self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        return g
+
+    async def verify(self, g: nx.DiGraph, cfg: VerifyConfig | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> tuple[nx.DiGraph, Verifier, dict]:
+        if not self.samples:
+            await self.bootstrap()
+            for t, recs in self.samples.items():
+                self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds") if t in g else None)
+        v = Verifier(g, self.executor, self.sampler, cfg)
+        t0 = time.perf_counter()
+        summary = await v.run(progress)
+        summary["seconds"] = round(time.perf_counter() - t0, 2)
+        summary["executor"] = self.executor.stats.as_dict()
+        return v.verified_graph(), v, summary
+
+
+class _SubCatalog:
+    """A catalog view without some platforms/services (held-out platforms)."""
+
+    def __init__(self, catalog, exclude: list[str]):
+        self._cat = catalog
+        ex = set(exclude)
+        self._refs = [r for r in catalog if r.platform.id not in ex and r.service.id not in ex
+                      and r.op.tool.split("_")[0] not in ex]
+        self._names = {r.op.tool for r in self._refs}
+
+    def __iter__(self):
+        return iter(self._refs)
+
+    def __len__(self):
+        return len(self._refs)
+
+    def __contains__(self, name):
+        return name in self._names
+
+    def get(self, name):
+        if name not in self._names:
+            from kopa_bench.catalog import UnknownToolError
+
+            raise UnknownToolError(name, sorted(self._names))
+        return self._cat.get(name)
+
+    @property
+    def tool_names(self):
+        return [r.op.tool for r in self._refs]
+
+    def __getattr__(self, item):
+        return getattr(self._cat, item)
+
+
+def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, seed: int = 0,
+                         exclude_platforms: list[str] | None = None, progress=None) -> dict[str, Any]:
+    """Candidates + verification, written to out_dir/{candidates,verified}.json + verify_summary.json."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+
+    async def go():
+        edge = Edge(seed=seed, exclude_platforms=exclude_platforms)
+        g = await edge.candidates()
+        save_graph(g, out / "candidates.json")
+        vg, v, summary = await edge.verify(g, cfg, progress)
+        save_graph(vg, out / "verified.json")
+        arms = [{"arm": k, "alpha": a.alpha, "beta": a.beta, "n": a.n, "successes": a.successes,
+                 "structural": a.structural, "environmental": a.environmental, "pruned": a.pruned}
+                for k, a in sorted(v.arms.items())]
+        (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
+        (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+        await edge.client.aclose()
+        return summary
+
+    return asyncio.run(go())

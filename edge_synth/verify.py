@@ -1,0 +1,272 @@
+"""Execution-grounded verification: Beta posteriors per binding, Thompson-sampled probe paths.
+
+Each candidate edge A->B has one *arm* per candidate binding (from_field, to_param, transform).
+An iteration draws a Thompson sample for every live arm, builds the binding set of each edge
+(the best-sampled arm per target parameter), ranks edges by their sampled viability and probes
+`paths_per_iter` paths (an edge, extended by a Thompson-chosen successor up to `path_len` links,
+each link fed by the previous link's real output). Outcomes update the arms used:
+
+  success                         alpha += 1
+  structural (argument/platform/  beta  += w_struct  (3.0: the binding is wrong)
+    transform error, unbound)
+  empty where B has data          beta  += w_empty   (1.5: a wrong code / value)
+  environmental (transient/quota) beta  += w_env     (0.25: the link may be fine)
+  upstream / uninformative        no update
+
+Arms whose posterior mean falls below `prune_below` after `min_probes` are pruned; an edge is
+verified when one binding set has posterior mean >= `viable` with at least one success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import networkx as nx
+import numpy as np
+
+from .probes import ENVIRONMENTAL, STRUCTURAL, SeedSampler, classify, probe_link, run_seed
+
+
+@dataclass
+class VerifyConfig:
+    iterations: int = 100
+    paths_per_iter: int = 500
+    path_len: int = 2
+    w_struct: float = 3.0
+    w_empty: float = 1.5
+    w_env: float = 0.25
+    prior_strength: float = 2.0
+    prune_below: float = 0.35
+    viable: float = 0.6
+    min_probes: int = 3
+    max_probes_per_arm: int = 40
+    seed: int = 0
+    concurrency: int = 64
+
+
+def arm_id(src: str, dst: str, b: dict) -> str:
+    return f"{src}|{dst}|{b['from_field']}|{b['to_param']}|{b['transform']}"
+
+
+@dataclass
+class Arm:
+    src: str
+    dst: str
+    binding: dict
+    alpha: float
+    beta: float
+    n: int = 0
+    successes: int = 0
+    structural: int = 0
+    environmental: int = 0
+    pruned: bool = False
+
+    @property
+    def mean(self) -> float:
+        return self.alpha / (self.alpha + self.beta)
+
+
+def update(arm: Arm, outcome: str, cfg: VerifyConfig) -> None:
+    if outcome == "success":
+        arm.alpha += 1.0
+        arm.successes += 1
+    elif outcome == "empty":
+        arm.beta += cfg.w_empty
+        arm.structural += 1
+    elif outcome in STRUCTURAL:
+        arm.beta += cfg.w_struct
+        arm.structural += 1
+    elif outcome in ENVIRONMENTAL:
+        arm.beta += cfg.w_env
+        arm.environmental += 1
+    else:
+        return  # upstream failures say nothing about this link
+    arm.n += 1
+    if arm.n >= cfg.min_probes and arm.mean < cfg.prune_below:
+        arm.pruned = True
+
+
+async def bootstrap_samples(executor, sampler: SeedSampler, catalog, rounds: int = 3, per_tool: int = 6,
+                            seed: int = 0, field_kinds: dict[str, dict[str, str]] | None = None) -> dict[str, list[dict]]:
+    """Run every tool on sampled inputs a few rounds, harvesting values; returns tool -> records."""
+    rng = random.Random(seed)
+    samples: dict[str, list[dict]] = {}
+    for _ in range(rounds):
+        jobs = []
+        for ref in catalog:
+            for _ in range(per_tool):
+                jobs.append((ref.op.tool, sampler.sample_args(ref.op.tool, "train", rng)))
+        jobs = [(t, a) for t, a in jobs if a is not None]
+        results = await asyncio.gather(*(executor.call(t, a) for t, a in jobs))
+        for (t, _), res in zip(jobs, results):
+            if res.ok and res.records:
+                samples.setdefault(t, []).extend(res.records[:50])
+                sampler.harvest(t, res.records, (field_kinds or {}).get(t))
+    return samples
+
+
+class Verifier:
+    def __init__(self, graph: nx.DiGraph, executor, sampler: SeedSampler, cfg: VerifyConfig | None = None):
+        self.g = graph
+        self.ex = executor
+        self.sampler = sampler
+        self.cfg = cfg or VerifyConfig()
+        self.rng = random.Random(self.cfg.seed)
+        self.np_rng = np.random.default_rng(self.cfg.seed)
+        self.arms: dict[str, Arm] = {}
+        self.edge_arms: dict[tuple[str, str], list[str]] = {}
+        k = self.cfg.prior_strength
+        for a, b, d in graph.edges(data=True):
+            ids = []
+            for bnd in d["bindings"]:
+                aid = arm_id(a, b, bnd)
+                p = float(bnd["prior"])
+                self.arms[aid] = Arm(a, b, bnd, alpha=1.0 + k * p, beta=1.0 + k * (1 - p))
+                ids.append(aid)
+            self.edge_arms[(a, b)] = ids
+        self.baseline: dict[str, bool] = {}
+        self.log: list[dict] = []
+        self.executions = 0
+
+    async def compute_baseline(self) -> None:
+        """Does each tool return data on its own example inputs? (tells 'empty' apart)."""
+        for ref in self.sampler.catalog:
+            t = ref.op.tool
+            args = self.sampler.sample_args(t, "train", random.Random(1))
+            if args is None:
+                self.baseline[t] = True
+                continue
+            res = await self.ex.call(t, args)
+            self.baseline[t] = classify(res) == "success"
+
+    # -- Thompson sampling ------------------------------------------------------------------
+    def _binding_set(self, edge: tuple[str, str], theta: dict[str, float]) -> tuple[list[str], float]:
+        """Per target parameter, the arm with the highest sample; the set's value is the mean."""
+        best: dict[str, tuple[float, str]] = {}
+        for aid in self.edge_arms[edge]:
+            arm = self.arms[aid]
+            if arm.pruned:
+                continue
+            t = theta[aid]
+            p = arm.binding["to_param"]
+            if p not in best or t > best[p][0]:
+                best[p] = (t, aid)
+        if not best:
+            return [], 0.0
+        chosen = [aid for _, aid in best.values()]
+        # required targets first: a set must cover as many required params as it can
+        return chosen, float(np.mean([t for t, _ in best.values()]))
+
+    def _sample_theta(self) -> dict[str, float]:
+        ids = list(self.arms)
+        a = np.array([self.arms[i].alpha for i in ids])
+        b = np.array([self.arms[i].beta for i in ids])
+        draws = self.np_rng.beta(a, b)
+        return dict(zip(ids, draws.tolist()))
+
+    def live_edges(self) -> list[tuple[str, str]]:
+        out = []
+        for e, ids in self.edge_arms.items():
+            arms = [self.arms[i] for i in ids if not self.arms[i].pruned]
+            if arms and min(a.n for a in arms) < self.cfg.max_probes_per_arm:
+                out.append(e)
+        return out
+
+    async def _probe_path(self, start: tuple[str, str], theta: dict[str, float], split: str = "train") -> list[dict]:
+        """Probe a path starting with edge `start`; each further link uses the previous B output."""
+        rng = random.Random(self.rng.random())
+        events = []
+        edge = start
+        a_result = a_args = None
+        for depth in range(self.cfg.path_len):
+            arm_ids, _ = self._binding_set(edge, theta)
+            if not arm_ids:
+                break
+            bindings = [self.arms[i].binding for i in arm_ids]
+            pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
+                                  a_result=a_result, a_args=a_args, baseline=self.baseline)
+            events.append({"edge": edge, "arms": arm_ids, "outcome": pr.outcome, "depth": depth})
+            if pr.outcome != "success":
+                break
+            self.sampler.harvest(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
+            succ = [s for s in self.g.successors(edge[1]) if any(not self.arms[i].pruned for i in self.edge_arms[(edge[1], s)])]
+            if not succ:
+                break
+            nxt = max(succ, key=lambda s: self._binding_set((edge[1], s), theta)[1] + rng.random() * 1e-6)
+            from kopa_bench.client.result import ToolResult
+
+            a_result = ToolResult(tool=edge[1], arguments=pr.b_args, ok=True, result_code="00", records=pr.b_records)
+            a_args = pr.b_args
+            edge = (edge[1], nxt)
+        return events
+
+    async def run(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        if not self.baseline:
+            await self.compute_baseline()
+        cfg = self.cfg
+        for it in range(cfg.iterations):
+            live = self.live_edges()
+            if not live:
+                break
+            theta = self._sample_theta()
+            scored = sorted(live, key=lambda e: -self._binding_set(e, theta)[1])
+            # batched Thompson: the top-sampled edges, cycling when paths exceed live edges
+            starts = [scored[i % len(scored)] for i in range(min(cfg.paths_per_iter, len(scored) * 3))]
+            batches = await asyncio.gather(*(self._probe_path(e, theta) for e in starts))
+            for events in batches:
+                for ev in events:
+                    self.executions += 1
+                    for aid in ev["arms"]:
+                        update(self.arms[aid], ev["outcome"], cfg)
+                    self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": ev["outcome"]})
+            if progress:
+                progress(it + 1, cfg.iterations)
+        return self.summary()
+
+    # -- results ----------------------------------------------------------------------------
+    def edge_posterior(self, edge: tuple[str, str]) -> tuple[float, list[Arm]]:
+        """Best binding set by posterior mean (per target parameter), and its mean."""
+        best: dict[str, Arm] = {}
+        for aid in self.edge_arms[edge]:
+            arm = self.arms[aid]
+            if arm.pruned or arm.successes == 0:
+                continue
+            p = arm.binding["to_param"]
+            if p not in best or arm.mean > best[p].mean:
+                best[p] = arm
+        if not best:
+            return 0.0, []
+        arms = list(best.values())
+        return max(a.mean for a in arms), sorted(arms, key=lambda a: -a.mean)
+
+    def verified_graph(self) -> nx.DiGraph:
+        vg = nx.DiGraph()
+        vg.add_nodes_from(self.g.nodes(data=True))
+        for edge in self.edge_arms:
+            mean, arms = self.edge_posterior(edge)
+            arms = [a for a in arms if a.mean >= self.cfg.viable]
+            if not arms:
+                continue
+            bindings = []
+            for a in arms:
+                b = dict(a.binding)
+                b.update(alpha=round(a.alpha, 3), beta=round(a.beta, 3), posterior=round(a.mean, 4),
+                         probes=a.n, successes=a.successes)
+                bindings.append(b)
+            vg.add_edge(*edge, bindings=bindings, posterior=round(mean, 4), prior=self.g.edges[edge]["prior"],
+                        cross_domain=self.g.edges[edge].get("cross_domain", False))
+        vg.graph.update(self.g.graph)
+        vg.graph["verify"] = {k: getattr(self.cfg, k) for k in self.cfg.__dataclass_fields__}
+        return vg
+
+    def summary(self) -> dict[str, Any]:
+        outcomes: dict[str, int] = {}
+        for ev in self.log:
+            outcomes[ev["outcome"]] = outcomes.get(ev["outcome"], 0) + 1
+        vg = self.verified_graph()
+        return {"candidate_edges": self.g.number_of_edges(), "candidate_bindings": len(self.arms),
+                "verified_edges": vg.number_of_edges(), "pruned_arms": sum(a.pruned for a in self.arms.values()),
+                "link_probes": self.executions, "outcomes": outcomes}

@@ -1,0 +1,159 @@
+"""`kopa edge graph | verify | synth | stats`: EDGE data synthesis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+app = typer.Typer(no_args_is_help=True, help="EDGE: execution-grounded tool graph and trajectory synthesis.")
+console = Console(stderr=True)
+DEFAULT_DIR = Path("edge_synth/runs/default")
+
+
+def _excl(held_out: Optional[str]) -> list[str]:
+    return [x.strip() for x in held_out.split(",") if x.strip()] if held_out else []
+
+
+@app.command("graph")
+def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed: int = 0,
+              k_same: int = 15, k_cross: int = 10, min_score: float = 0.3,
+              held_out: Optional[str] = typer.Option(None, help="comma-separated platforms/services to hold out")) -> None:
+    """Build the candidate graph (out/candidates.json)."""
+    from edge_synth.candidates import save_graph
+    from edge_synth.pipeline import Edge
+
+    async def go():
+        e = Edge(seed=seed, exclude_platforms=_excl(held_out))
+        g = await e.candidates(k_same=k_same, k_cross=k_cross, min_score=min_score)
+        save_graph(g, out / "candidates.json")
+        await e.client.aclose()
+        return g
+
+    g = asyncio.run(go())
+    console.print(f"candidate graph: {g.number_of_nodes()} tools, {g.number_of_edges()} edges, "
+                  f"{sum(len(d['bindings']) for *_, d in g.edges(data=True))} bindings -> {out/'candidates.json'}")
+
+
+@app.command("verify")
+def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations: int = 30, paths: int = 300,
+               path_len: int = 2, held_out: Optional[str] = None) -> None:
+    """Candidates + Thompson-sampled probe verification (out/verified.json, verify_summary.json)."""
+    from edge_synth.pipeline import run_graph_and_verify
+    from edge_synth.verify import VerifyConfig
+
+    cfg = VerifyConfig(iterations=iterations, paths_per_iter=paths, path_len=path_len, seed=seed)
+    with Progress(console=console) as prog:
+        task = prog.add_task("probing", total=iterations)
+        summary = run_graph_and_verify(out, cfg, seed, _excl(held_out), progress=lambda i, n: prog.update(task, completed=i))
+    console.print_json(json.dumps(summary, ensure_ascii=False))
+
+
+@app.command("synth")
+def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: int = 900,
+              dataset: Path = typer.Option(Path("edge-trajectories"), help="dataset folder to build"),
+              paraphrase_url: Optional[str] = None, paraphrase_model: str = "local",
+              held_out: Optional[str] = None) -> None:
+    """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
+    from builders.edge_dataset import build_dataset, graph_rows
+    from edge_synth.candidates import load_graph
+    from edge_synth.pipeline import Edge
+    from edge_synth.synth import load_trajectories, synthesize
+
+    vg = load_graph(out / "verified.json")
+    para = {"base_url": paraphrase_url, "model": paraphrase_model} if paraphrase_url else None
+
+    async def go(prog, task):
+        e = Edge(seed=seed, exclude_platforms=_excl(held_out))
+        await e.bootstrap()
+        for t, recs in e.samples.items():
+            if t in vg:
+                e.sampler.harvest(t, recs, vg.nodes[t].get("field_kinds"))
+        audit = await synthesize(vg, e, out / "trajectories", per_shape, seed, paraphrase=para,
+                                 progress=lambda i, n: prog.update(task, completed=i, total=n))
+        await e.client.aclose()
+        return audit
+
+    with Progress(console=console) as prog:
+        task = prog.add_task("synthesizing", total=per_shape * 6)
+        audit = asyncio.run(go(prog, task))
+    manifest = build_dataset(load_trajectories(out / "trajectories"), graph_rows(vg), dataset, seed)
+    console.print_json(json.dumps({"audit": audit, "dataset": str(dataset), "hash": manifest["hash"]}, ensure_ascii=False))
+
+
+@app.command("stats")
+def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Option(False, "--json"),
+              reprobe: int = 5, plots: bool = True) -> None:
+    """Recall, precision, executable share, trajectories per shape; PNG plots in out/plots/."""
+    from edge_synth.candidates import load_graph
+    from edge_synth.evaluate_graph import precision_and_share, recall, reference_pairs
+    from edge_synth.pipeline import Edge
+    from edge_synth.synth import load_trajectories
+
+    g, vg = load_graph(out / "candidates.json"), load_graph(out / "verified.json")
+
+    async def go():
+        e = Edge(seed=0)
+        await e.bootstrap()
+        for t, recs in e.samples.items():
+            if t in g:
+                e.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        r = await precision_and_share(g, vg, e.executor, e.sampler, n=reprobe)
+        await e.client.aclose()
+        return e, r
+
+    e, ps = asyncio.run(go())
+    rc = recall(vg, reference_pairs(e.catalog))
+    trajs = load_trajectories(out / "trajectories") if (out / "trajectories").exists() else []
+    per_shape: dict[str, int] = {}
+    for t in trajs:
+        per_shape[t["shape"]] = per_shape.get(t["shape"], 0) + 1
+    summary = json.loads((out / "verify_summary.json").read_text()) if (out / "verify_summary.json").exists() else {}
+    stats = {"edge_precision": ps["edge_precision"], "edge_recall": rc["recall"],
+             "executable_share_before": ps["executable_share_before"], "executable_share_after": ps["executable_share_after"],
+             "trajectories_per_shape": per_shape, "trajectories": len(trajs),
+             "candidate_edges": g.number_of_edges(), "verified_edges": vg.number_of_edges(),
+             "tools": g.number_of_nodes(), "recall_detail": rc, "precision_detail": ps, "verify": summary}
+    (out / "stats.json").write_text(json.dumps(stats, ensure_ascii=False, indent=1), encoding="utf-8")
+    if plots:
+        _plots(g, vg, per_shape, out / "plots")
+    if as_json:
+        typer.echo(json.dumps(stats, ensure_ascii=False, indent=1))
+    else:
+        console.print_json(json.dumps({k: v for k, v in stats.items() if not k.endswith("detail")}, ensure_ascii=False))
+
+
+def _plots(g, vg, per_shape, folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    ax[0].hist([d for _, d in vg.degree()], bins=20)
+    ax[0].set_title("verified graph degree")
+    doms: dict[str, int] = {}
+    for _, d in vg.nodes(data=True):
+        doms[d.get("domain", "?")] = doms.get(d.get("domain", "?"), 0) + 1
+    ax[1].bar(list(doms), list(doms.values()))
+    ax[1].set_title("tools per domain")
+    ax[1].tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    fig.savefig(folder / "graph.png", dpi=80)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.hist([d.get("posterior", 0) for *_, d in vg.edges(data=True)], bins=20)
+    ax.set_title("edge posterior mean (verified)")
+    fig.savefig(folder / "posterior.png", dpi=80)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar(list(per_shape), list(per_shape.values()))
+    ax.set_title("trajectories per shape")
+    fig.savefig(folder / "shapes.png", dpi=80)
+    plt.close(fig)
