@@ -54,7 +54,7 @@ def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<ur
         faults: Optional[str] = typer.Option(None, help="fault injection RATE[:kind,...] (sandbox), e.g. 0.2:quota,timeout"),
         max_steps: int = typer.Option(12, help="assistant turns per episode"),
         temperature: Optional[float] = typer.Option(None, help="default 0, or 0.7 when --seeds > 1"),
-        max_tool_records: int = typer.Option(50, help="records per tool result shown to the model"),
+        max_tool_records: int = typer.Option(500, help="records per tool result shown to the model (answers that count or average over more need paging)"),
         max_tokens: int = typer.Option(1024, help="generation limit per turn"),
         progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     """Run a model on the benchmark; one JSONL line per finished episode."""

@@ -28,7 +28,7 @@ from kopa_bench.tasks.models import Task
 from kopa_bench.world.clock import KST, WorldClock
 
 DEFAULT_MAX_STEPS = 12
-DEFAULT_MAX_TOOL_RECORDS = 50
+DEFAULT_MAX_TOOL_RECORDS = 500  # some gold answers count over hundreds of records (e.g. 300 member votes)
 _WEEKDAYS_KO = "월화수목금토일"
 
 SYSTEM_PROMPT = """당신은 한국 공공데이터 API 도구를 사용하는 에이전트입니다.

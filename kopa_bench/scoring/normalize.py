@@ -201,7 +201,13 @@ def fact_in_text(fact: Any, text: str) -> bool:
         return gold is not None and bool_stated(gold, text, _get(fact, "context"))
     if kind == "code":
         code = normalize_code(value)
-        return bool(code) and re.search(rf"(?<![0-9A-Z]){re.escape(code)}(?![0-9A-Z])", normalize_code(text)) is not None
+        if not code:
+            return False
+        # Separators may appear *inside* a stated code (1208-14-7521) but must not glue it to
+        # the next token ("006400\n- LG"), so search the text itself with optional separators.
+        pattern = r"[\s\-_]?".join(re.escape(ch) for ch in code)
+        hay = unicodedata.normalize("NFKC", str(text)).upper()
+        return re.search(rf"(?<![0-9A-Z]){pattern}(?![0-9A-Z])", hay) is not None
     forms = [value, *(_get(fact, "aliases") or [])]
     hay = normalize_text(text)
     return any((n := normalize_name(f)) and n in hay for f in forms)
