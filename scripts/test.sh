@@ -9,5 +9,6 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v a
     || echo "chromium could not be installed; the browser test will be skipped"
 fi
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
-.venv/bin/kopa bench check-data
+.venv/bin/kopa bench check-data --split test
+.venv/bin/kopa bench check-data --split dev
 .venv/bin/python -m pytest -q -n 2 -m "not slow" "$@"

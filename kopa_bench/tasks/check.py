@@ -128,8 +128,11 @@ async def gold_problems(tasks: list[Task], client: Any, catalog: Any) -> list[Pr
         for f in facts:
             if f.value is None or (isinstance(f.value, str) and not f.value.strip()) or f.value == []:
                 problems.append(Problem(task.id, f"fact {f.id} ({f.description}) is empty on the sandbox"))
+        # A fact built on a step's records needs records; one built only on its count (a
+        # conditional's "is there any?") legitimately reads an empty answer.
+        record_sources = {s.step for f in facts for s in f.sources if s.field not in ("total_count", "count")}
         for step in run.executed:
-            if step.result is not None and step.result.ok and not step.result.records and step.step_id in {s.step for f in facts for s in f.sources}:
+            if step.result is not None and step.result.ok and not step.result.records and step.step_id in record_sources:
                 problems.append(Problem(task.id, f"step {step.step_id} returns no records on the sandbox"))
     return problems
 
