@@ -22,7 +22,8 @@ def plan_operations(folder: str | Path) -> list[CommitOperationAdd]:
         raise FileNotFoundError(f"{folder} has no README.md card; build it first with `kopa data build`")
     ops = []
     for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.name.startswith("."):
+        rel = p.relative_to(folder)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):  # no caches, no dotfiles
             ops.append(CommitOperationAdd(path_in_repo=str(p.relative_to(folder)), path_or_fileobj=str(p)))
     return ops
 

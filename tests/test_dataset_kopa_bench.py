@@ -28,13 +28,14 @@ def test_load_dataset_round_trips_every_field(built):
     _, _, folder = built
     for split in ("test", "dev"):
         expected = {t.id: t for t in load_tasks(split)}
-        ds = load_dataset(str(folder), "tasks", split=split)
+        # a private cache: the shared HF cache may hold an older build of a same-named folder
+        ds = load_dataset(str(folder), "tasks", split=split, cache_dir=str(folder / ".hf_cache"))
         assert len(ds) == len(expected)
         for row in ds:
             task = row_to_task(row)
             assert task.model_dump(mode="json") == expected[task.id].model_dump(mode="json")
             assert row["dataset_version"] == info_version(folder)
-    tools = load_dataset(str(folder), "tools", split="catalog")
+    tools = load_dataset(str(folder), "tools", split="catalog", cache_dir=str(folder / ".hf_cache"))
     assert len(tools) >= 1 and json.loads(tools[0]["schema"])["type"] == "function"
 
 
