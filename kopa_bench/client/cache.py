@@ -43,7 +43,11 @@ class ReplayCache:
         if mode == "replay":
             if not self.path.exists():
                 raise FileNotFoundError(f"replay cache {self.path} does not exist; record one first with mode=record")
-            self._con = duckdb.connect(str(self.path), read_only=True)
+            try:
+                self._con = duckdb.connect(str(self.path), read_only=True)
+            except duckdb.IOException as exc:  # DuckDB refuses readers while a writer holds the file
+                raise RuntimeError(f"replay cache {self.path} is open for writing by another process; "
+                                   f"wait for it to finish, then replay ({str(exc).splitlines()[0][:160]})") from None
             self._file_lock = None
         else:
             self._file_lock = FileLock(str(self.path) + ".lock")
@@ -52,7 +56,12 @@ class ReplayCache:
             except Timeout:
                 raise RuntimeError(f"cache {self.path} is being written by another process; "
                                    "use mode=replay to read it concurrently, or another path") from None
-            self._con = duckdb.connect(str(self.path))
+            try:
+                self._con = duckdb.connect(str(self.path))
+            except duckdb.IOException as exc:  # readers (replay mode) in other processes hold it
+                self._file_lock.release()
+                raise RuntimeError(f"cache {self.path} is open read-only by another process (a replay run); "
+                                   f"record into another path or wait ({str(exc).splitlines()[0][:160]})") from None
             self._con.execute("CREATE TABLE IF NOT EXISTS calls (key VARCHAR PRIMARY KEY, tool VARCHAR, result VARCHAR)")
 
     def get(self, tool: str, arguments: dict[str, Any]) -> ToolResult | None:

@@ -25,6 +25,7 @@ from .result import ToolErrorInfo, ToolResult
 
 log = logging.getLogger(__name__)
 SANDBOX_KEY = "KOPA-SANDBOX"
+MAX_BACKOFF_S = 5.0
 
 FIXES = {
     "auth": "check the service key for this platform (live: set {env}; sandbox: the key is KOPA-SANDBOX)",
@@ -151,20 +152,26 @@ class KopaClient:
         attempt = 0
         for attempt in range(1, self.max_retries + 2):
             try:
-                resp = await self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json)
+                # wait_for: the in-process ASGI transport ignores httpx time-outs, so a stalled
+                # endpoint (the `timeout` fault) would otherwise hang the run
+                resp = await asyncio.wait_for(
+                    self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json),
+                    timeout=self.timeout)
                 raw = resp.text
                 if resp.status_code >= 500:
                     parsed = Parsed(False, f"HTTP{resp.status_code}", f"server error {resp.status_code}",
                                     error_type="transient", retryable=True)
                 else:
                     parsed = proto.parse_response(ref, resp.status_code, dict(resp.headers), resp.content)
-            except httpx.TimeoutException:
+                    if resp.status_code == 429 and not parsed.ok:  # rate limited: retry, then say so
+                        parsed.error_type = "quota"
+            except (httpx.TimeoutException, asyncio.TimeoutError):
                 parsed = Parsed(False, "TIMEOUT", f"no answer within {self.timeout:g}s", error_type="transient", retryable=True)
             except httpx.HTTPError as exc:
                 parsed = Parsed(False, "HTTP", f"{type(exc).__name__}: {redact(str(exc))}", error_type="transient", retryable=True)
             if parsed.ok or not parsed.retryable or attempt > self.max_retries:
                 break
-            await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
+            await asyncio.sleep(min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S))  # bounded exponential
         assert parsed is not None
         elapsed = (time.perf_counter() - t0) * 1000
         if parsed.ok:

@@ -127,7 +127,17 @@ def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: byt
     if not text:
         return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
     if "OpenAPI_ServiceResponse" in text[:200]:
-        return _gateway_parse(ref, status, headers, body)
+        # the gateway's own XML (key 30, quota 22/23): parsed here, since data_go_kr's
+        # parse_response delegates this service straight back to this module
+        from .data_go_kr import _classify as _gateway_classify
+
+        try:
+            hdr = (xmltodict.parse(text).get("OpenAPI_ServiceResponse") or {}).get("cmmMsgHeader") or {}
+        except Exception as exc:
+            return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+        code = str(hdr.get("returnReasonCode", "99"))
+        kind, retry = _gateway_classify(code)
+        return Parsed(False, code, str(hdr.get("returnAuthMsg") or hdr.get("errMsg") or ""), error_type=kind, retryable=retry)
     try:
         doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text, force_list=("row",))
     except Exception as exc:
