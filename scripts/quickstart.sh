@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh train,model,dev
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
-LIMIT="${KOPA_QUICKSTART_TASKS:-6}"
-.venv/bin/kopa bench run --model gguf:qwen2.5-coder-0.5b --split dev --limit "$LIMIT" --max-steps 6 --out runs/quickstart
+LIMIT="${KOPA_QUICKSTART_TASKS:-3}"
+.venv/bin/kopa bench run --model gguf:qwen2.5-coder-0.5b --split dev --limit "$LIMIT" --max-steps 6 --max-tool-records 20 --out runs/quickstart
 .venv/bin/kopa bench score runs/quickstart
