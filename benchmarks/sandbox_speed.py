@@ -10,9 +10,7 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 
@@ -56,12 +54,6 @@ def inprocess(calls: int) -> dict:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 BARE_APP = """
 from starlette.applications import Starlette
 from starlette.responses import Response
@@ -72,76 +64,47 @@ app = Starlette(routes=[Route("/B552584/MsrstnInfoInqireSvc/getNearbyMsrstnList"
 """
 
 
-def _serve(cmd: list[str], port: int) -> subprocess.Popen:
-    # stderr to a file: a pipe nobody reads would fill up and stall the server under load
-    log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kopa_bench_server_{port}.log"), "w+")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-    proc.log = log  # type: ignore[attr-defined]
-    import httpx
-
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
-            return proc
-        except httpx.HTTPError:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(log.read()[-2000:])
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError(f"server on port {port} did not start")
-
-
-async def _hammer(url: str, params: list[dict], n: int, concurrency: int) -> tuple[float, list[float], int]:
-    import httpx
-
-    lat: list[float] = []
-    errors = 0
-    sem = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency), timeout=30) as c:
-        async def one(i: int):
-            nonlocal errors
-            async with sem:
-                t0 = time.perf_counter()
-                r = await c.get(url, params=params[i % len(params)])
-                lat.append((time.perf_counter() - t0) * 1000)
-                if r.status_code != 200:
-                    errors += 1
-
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(n)))
-        return n / (time.perf_counter() - t0), lat, errors
-
-
 def server(requests: int, concurrency: int) -> dict:
+    """Sandbox vs a bare Starlette handler, same uvicorn settings, same load generator.
+
+    The old version failed with httpx.ReadError: its httpx client kept only 20 idle connections
+    (httpx's default max_keepalive_connections) for `concurrency` workers, so under load it
+    closed and reopened connections on every request; the churn (and any reset by the server)
+    surfaced as an uncaught ReadError that aborted the whole run. Now: persistent keep-alive
+    connections (benchmarks.load_test.hammer), errors counted instead of raised, and readiness
+    polled on a real route of each app.
+    """
+    from urllib.parse import urlencode
+
+    from benchmarks.load_test import free_port, hammer, start, stop
     from kopa_bench.world import get_world
 
     world = get_world()
     tm = world.sql("SELECT tmX, tmY FROM air_tm_dongs ORDER BY region_cd LIMIT 200")
-    params = [{"tmX": r["tmX"], "tmY": r["tmY"], "serviceKey": "KOPA-SANDBOX", "returnType": "json"} for r in tm]
     path = "/B552584/MsrstnInfoInqireSvc/getNearbyMsrstnList"
+    targets = [path + "?" + urlencode({"tmX": r["tmX"], "tmY": r["tmY"], "serviceKey": "KOPA-SANDBOX", "returnType": "json"})
+               for r in tm]
     results = {}
-    bare_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "kopa_bare_app.py")
-    with open(bare_file, "w") as fh:
+    bare_dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kopa_bare_{os.getpid()}")
+    os.makedirs(bare_dir, exist_ok=True)
+    with open(os.path.join(bare_dir, "kopa_bare_app.py"), "w") as fh:
         fh.write(BARE_APP)
     for name, cmd_for in (
         ("sandbox", lambda p: [sys.executable, "-m", "kopa_bench.cli", "sandbox", "serve", "--port", str(p)]),
-        ("bare_starlette", lambda p: [sys.executable, "-m", "uvicorn", "--app-dir", os.path.dirname(bare_file),
-                                      "kopa_bare_app:app", "--port", str(p), "--log-level", "warning", "--no-access-log"]),
+        ("bare_starlette", lambda p: [sys.executable, "-m", "uvicorn", "--app-dir", bare_dir, "kopa_bare_app:app",
+                                      "--port", str(p), "--log-level", "warning", "--no-access-log"]),
     ):
-        port = _free_port()
-        proc = _serve(cmd_for(port), port)
+        port = free_port()
+        proc = start(cmd_for(port), port, path)
         try:
-            asyncio.run(_hammer(f"http://127.0.0.1:{port}{path}", params, 200, concurrency))  # warm-up
-            rps, lat, errors = asyncio.run(_hammer(f"http://127.0.0.1:{port}{path}", params, requests, concurrency))
+            asyncio.run(hammer("127.0.0.1", port, targets, 200, concurrency))  # warm-up
+            res = asyncio.run(hammer("127.0.0.1", port, targets, requests, concurrency))
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-        results[f"{name}_rps"] = rps
-        results[f"{name}_p50_ms"] = statistics.median(lat)
-        results[f"{name}_p99_ms"] = _pct(lat, 0.99)
-        results[f"{name}_errors"] = errors
+            stop(proc)
+        results[f"{name}_rps"] = res["rps"]
+        results[f"{name}_p50_ms"] = res["p50_ms"]
+        results[f"{name}_p99_ms"] = res["p99_ms"]
+        results[f"{name}_errors"] = res["errors"]
     results["sandbox_vs_bare_rps_ratio"] = results["sandbox_rps"] / results["bare_starlette_rps"]
     return results
 

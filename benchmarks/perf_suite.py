@@ -1,0 +1,283 @@
+"""KOPA performance suite: every figure is a ratio or a rate measured in the same run.
+
+    kopa perf [--json] [--quick]          (or: python -m benchmarks.perf_suite [--json])
+
+  inprocess_vs_raw        sandbox in-process call (client + ASGI + protocol) / the raw DuckDB query it wraps, p50   goal <= 3x
+  server_vs_bare          `kopa sandbox serve` req/s / a bare Starlette handler's req/s (same uvicorn, same load)   goal >= 0.5x
+  oracle_test_split_s     full oracle run over the test split incl. scoring (run_benchmark, concurrency 8)         goal <= 3 s
+  edge_probe_per_s        EDGE probe executions/s (Thompson-sampled verification over the candidate graph)        goal >= 2000
+  scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
+  runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GOALS = {
+    "inprocess_vs_raw": ("<=", 3.0),
+    "server_vs_bare": (">=", 0.5),
+    "oracle_test_split_s": ("<=", 3.0),
+    "edge_probe_per_s": (">=", 2000.0),
+    "scoring_145x8_s": ("<=", 1.0),
+    "runner_speedup_ratio": (">=", 0.8),  # speed-up / N
+}
+
+
+def met(name: str, value) -> bool | None:
+    if value is None or name not in GOALS:
+        return None
+    op, goal = GOALS[name]
+    return value <= goal if op == "<=" else value >= goal
+
+
+# ---- 1, 2: the sandbox -------------------------------------------------------------------------------
+def sandbox_inprocess(calls: int) -> dict:
+    from benchmarks.sandbox_speed import inprocess
+
+    r = inprocess(calls)
+    return {"inprocess_vs_raw": r["inprocess_vs_raw_ratio_p50"], "inprocess_call_p50_ms": r["inprocess_call_p50_ms"],
+            "raw_query_p50_ms": r["raw_query_p50_ms"]}
+
+
+def sandbox_server(requests: int, concurrency: int) -> dict:
+    from benchmarks.sandbox_speed import server
+
+    r = server(requests, concurrency)
+    return {"server_vs_bare": r["sandbox_vs_bare_rps_ratio"], "sandbox_rps": r["sandbox_rps"],
+            "bare_starlette_rps": r["bare_starlette_rps"], "server_errors": r["sandbox_errors"] + r["bare_starlette_errors"]}
+
+
+# ---- 3: the oracle over the test split -----------------------------------------------------------------
+def oracle_run(concurrency: int = 8) -> dict:
+    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.world import get_world
+
+    world = get_world()
+    tasks = load_tasks("test")
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        res = run_benchmark(tasks, "oracle", d, concurrency=concurrency, world=world)
+        dt = time.perf_counter() - t0
+    return {"oracle_test_split_s": dt, "oracle_tasks": len(tasks), "oracle_success": res.success_rate}
+
+
+# ---- 4: EDGE probes ---------------------------------------------------------------------------------------
+def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
+    try:
+        from edge_synth.pipeline import Edge
+        from edge_synth.verify import Verifier, VerifyConfig
+    except ImportError as exc:
+        return {"edge_probe_per_s": None, "edge_note": f"unavailable: {exc}"}
+
+    async def go():
+        e = Edge(seed=0, concurrency=64)
+        g = await e.candidates()
+        st = e.executor.stats
+        r0, b0 = st.requested, st.backend
+        t0 = time.perf_counter()
+        v = Verifier(g, e.executor, e.sampler, VerifyConfig(iterations=iterations, paths_per_iter=paths))
+        await v.run()
+        dt = time.perf_counter() - t0
+        await e.client.aclose()
+        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0
+
+    try:
+        req, back, n = asyncio.run(go())
+    except Exception as exc:  # EDGE is still being finished: report, do not fail the suite
+        return {"edge_probe_per_s": None, "edge_note": f"unavailable: {type(exc).__name__}: {exc}"[:300]}
+    return {"edge_probe_per_s": req, "edge_backend_calls_per_s": back, "edge_probes": n}
+
+
+# ---- 5: scoring ---------------------------------------------------------------------------------------------
+def scoring(per_task: int = 8) -> dict:
+    from kopa_bench.runner.batch import EPISODES, GoldCache, read_episodes, run_benchmark
+    from kopa_bench.scoring.episode import score_episode
+    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.world import get_world
+    from kopa_bench.client import KopaClient
+
+    world = get_world()
+    tasks = load_tasks("test")
+    by_id = {t.id: t for t in tasks}
+    with tempfile.TemporaryDirectory() as d:
+        run_benchmark(tasks, "oracle", d, concurrency=8, world=world)
+        base = read_episodes(Path(d) / EPISODES)
+    episodes = [e.model_copy(update={"seed": s}) for e in base for s in range(per_task)]
+
+    async def golds():
+        client = KopaClient(world=world)
+        cache = GoldCache(client)
+        out = {t.id: await cache.get(t) for t in tasks}
+        await client.aclose()
+        return out
+
+    gold = asyncio.run(golds())
+    t0 = time.perf_counter()
+    n_ok = 0
+    for e in episodes:
+        run, facts = gold[e.task_id]
+        n_ok += score_episode(by_id[e.task_id], run, e, facts, visible_records=e.max_tool_records).success
+    dt = time.perf_counter() - t0
+    return {"scoring_145x8_s": dt, "scoring_episodes": len(episodes), "scoring_success": n_ok / len(episodes)}
+
+
+# ---- 6: runner concurrency against a fake OpenAI-compatible server ------------------------------------------
+def fake_openai_app(latency_s: float):
+    """/v1/chat/completions answering like the oracle (the gold calls, then the answer) after a fixed delay."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from kopa_bench.runner.scripted import OracleBackend
+
+    oracle = OracleBackend("oracle")
+    n = {"i": 0}
+
+    async def chat(request: Request):
+        body = await request.json()
+        turn = await oracle.generate(body["messages"], body.get("tools"))
+        await asyncio.sleep(latency_s)
+        n["i"] += 1
+        msg = {"role": "assistant", "content": turn.content or None}
+        if turn.tool_calls:
+            msg["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+                                 for c in turn.tool_calls]
+        return JSONResponse({"id": f"fake-{n['i']}", "object": "chat.completion", "model": body.get("model", "fake"),
+                             "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if turn.tool_calls else "stop"}],
+                             "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+
+    async def health(request: Request):
+        return JSONResponse({"ok": True})
+
+    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/health", health)])
+
+
+def serve_fake_openai(port: int, latency_s: float) -> None:
+    import uvicorn
+
+    uvicorn.run(fake_openai_app(latency_s), host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) -> dict:
+    from benchmarks.load_test import free_port, start, stop
+    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.world import get_world
+
+    world = get_world()
+    tasks = load_tasks("test")[:episodes]
+    port = free_port()
+    proc = start([sys.executable, "-m", "benchmarks.perf_suite", "--fake-openai", str(port), str(latency_ms / 1000)],
+                 port, "/health")
+    spec = f"openai:http://127.0.0.1:{port}/v1#fake"
+    times = {}
+    try:
+        for c in (1, n):
+            with tempfile.TemporaryDirectory() as d:
+                t0 = time.perf_counter()
+                res = run_benchmark(tasks, spec, d, concurrency=c, world=world)
+                times[c] = time.perf_counter() - t0
+                assert res.ran == len(tasks), res
+                success = res.success_rate
+    finally:
+        stop(proc)
+    speedup = times[1] / times[n]
+    return {"runner_speedup": speedup, "runner_speedup_ratio": speedup / n, "runner_n": n,
+            "runner_serial_s": times[1], "runner_concurrent_s": times[n], "runner_episodes": len(tasks),
+            "runner_latency_ms": latency_ms, "runner_success": success}
+
+
+# ---- the suite -------------------------------------------------------------------------------------------------
+def run_suite(quick: bool = False, log=lambda *_: None) -> dict:
+    out: dict = {}
+    steps = [
+        ("sandbox in-process vs raw DuckDB", lambda: sandbox_inprocess(100 if quick else 400)),
+        ("sandbox server vs bare Starlette", lambda: sandbox_server(1000 if quick else 3000, 32)),
+        ("oracle over the test split", oracle_run),
+        ("EDGE probes", lambda: edge_probes(3 if quick else 10, 300)),
+        ("scoring 145 x 8", scoring),
+        ("runner speed-up", lambda: runner_speedup(8, 100.0, 16)),
+    ]
+    for label, fn in steps:
+        log(f"[perf] {label} ...")
+        t0 = time.perf_counter()
+        try:
+            out.update(fn())
+        except Exception as exc:
+            out[f"error_{label.split()[0].lower()}"] = f"{type(exc).__name__}: {exc}"[:300]
+        log(f"[perf] {label}: {time.perf_counter() - t0:.1f}s")
+    out["goals_met"] = {k: met(k, out.get(k)) for k in GOALS}
+    out["machine"] = machine()
+    return out
+
+
+def machine() -> dict:
+    model = ""
+    try:
+        model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = None
+    try:
+        mem = round(int(next(l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal"))) / 2 ** 20, 1)
+    except (OSError, StopIteration):
+        pass
+    return {"nproc": os.cpu_count(), "cpu": model, "ram_gib": mem, "python": sys.version.split()[0],
+            "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+
+
+LABELS = [
+    ("inprocess_vs_raw", "sandbox in-process call / raw DuckDB query (p50)", "x"),
+    ("server_vs_bare", "sandbox server req/s / bare Starlette req/s", "x"),
+    ("oracle_test_split_s", "oracle over the test split incl. scoring", "s"),
+    ("edge_probe_per_s", "EDGE probe executions/s", "/s"),
+    ("scoring_145x8_s", "scoring 145 x 8 trajectories", "s"),
+    ("runner_speedup_ratio", "runner speed-up / N (fake model, fixed latency)", "x"),
+]
+
+
+def print_table(res: dict) -> None:
+    for key, label, unit in LABELS:
+        v = res.get(key)
+        op, goal = GOALS[key]
+        status = {True: "met", False: "MISSED", None: "n/a"}[met(key, v)]
+        vs = "unavailable" if v is None else f"{v:.3f}{unit}" if unit != "/s" else f"{v:.0f}{unit}"
+        print(f"{label:52s} {vs:>14s}   goal {op} {goal:g}{unit if unit != '/s' else ''}   {status}")
+    extra = {k: v for k, v in res.items() if k not in dict((k, 1) for k, *_ in LABELS) and k not in ("goals_met", "machine")}
+    print("details: " + json.dumps(extra, ensure_ascii=False, default=str))
+
+
+def main(argv: list[str] | None = None) -> dict | None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--fake-openai"]:
+        serve_fake_openai(int(argv[1]), float(argv[2]))
+        return None
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    res = run_suite(a.quick, log=(lambda m: print(m, file=sys.stderr)))
+    if a.json:
+        print(json.dumps(res, ensure_ascii=False, default=str))
+    else:
+        print_table(res)
+    return res
+
+
+if __name__ == "__main__":
+    main()
