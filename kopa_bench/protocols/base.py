@@ -10,8 +10,11 @@ so the real wire format is described once, next to both of its readers.
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import xmltodict
 
 from ..catalog.models import Operation, Param
 
@@ -100,6 +103,36 @@ def model_args_problem(op: Operation, args: dict[str, Any]) -> str | None:
         if problem:
             return f"{problem} (tool {op.tool}; e.g. {p.example!r})"
     return None
+
+
+def decode_payload(body: bytes, *, hint: str = "", **xml_kwargs: Any) -> tuple[Any, Parsed | None]:
+    """Bytes -> JSON or XML document, or the transient failure every platform shares:
+    an empty body or a truncated / malformed payload (worth a retry)."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None, Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
+    try:
+        return (json.loads(text) if text[0] in "{[" else xmltodict.parse(text, **xml_kwargs)), None
+    except Exception as exc:  # truncated or malformed payloads do happen on the real hosts
+        return None, Parsed(False, "MALFORMED", f"unparseable payload{hint}: {exc}", error_type="transient", retryable=True)
+
+
+def unexpected(what: str = "unexpected payload") -> Parsed:
+    return Parsed(False, "MALFORMED", what, error_type="transient", retryable=True)
+
+
+def op_routes(platform, ctx, make_endpoint, *, services=None, methods=("GET", "POST")) -> list:
+    """One route per operation at `<sandbox prefix><service path><op path>`; `methods=None`
+    serves each operation's own method only."""
+    from starlette.routing import Route
+
+    out = []
+    for svc in services if services is not None else platform.services:
+        for op in svc.operations:
+            ref = ctx.catalog.get(op.tool)
+            out.append(Route(f"{platform.sandbox_prefix}{svc.path}{op.path}", make_endpoint(ref, ctx),
+                             methods=list(methods) if methods else [op.method]))
+    return out
 
 
 def get_protocol(name: str):

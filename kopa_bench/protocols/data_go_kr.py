@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, validate_params, wants_json
+from .base import Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
 
 XML_CT = "application/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -150,17 +150,14 @@ def _delegate(service):
 
 
 def routes(platform, ctx) -> list[Route]:
-    out = []
-    delegated = {}
+    own, delegated = [], {}
     for svc in platform.services:
         other = _delegate(svc)
-        if other is not None:  # that module serves every service naming it
+        if other is None:
+            own.append(svc)
+        else:  # that module serves every service naming it
             delegated[other.__name__] = other
-            continue
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            path = f"{platform.sandbox_prefix}{svc.path}{op.path}"
-            out.append(Route(path, make_endpoint(ref, ctx), methods=["GET", "POST"]))
+    out = op_routes(platform, ctx, make_endpoint, services=own)
     for module in delegated.values():
         out.extend(module.routes(platform, ctx))
     return out
@@ -205,26 +202,35 @@ def _as_list(items: Any) -> list[dict]:
     return []
 
 
+def gateway_error(body: bytes) -> Parsed | None:
+    """The gateway's own XML (key 30, quota 22/23, ...) in front of EVERY data.go.kr service,
+    whatever envelope the service itself uses."""
+    head = body[:300].decode("utf-8", errors="replace")
+    if "OpenAPI_ServiceResponse" not in head:
+        return None
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
+    hdr = ((doc or {}).get("OpenAPI_ServiceResponse") or {}).get("cmmMsgHeader") or {}
+    code = str(hdr.get("returnReasonCode", "99"))
+    kind, retry = _classify(code)
+    return Parsed(False, code, str(hdr.get("returnAuthMsg") or hdr.get("errMsg") or ""), error_type=kind, retryable=retry)
+
+
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
+    gateway = gateway_error(body)
+    if gateway is not None:
+        return gateway
     other = _delegate(ref.service)
     if other is not None:
         return other.parse_response(ref, status, headers, body)
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text, strip_whitespace=False)
-    except Exception as exc:  # truncated or malformed payloads do happen on the real gateway
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
-    if "OpenAPI_ServiceResponse" in doc:
-        hdr = (doc["OpenAPI_ServiceResponse"] or {}).get("cmmMsgHeader") or {}
-        code = str(hdr.get("returnReasonCode", "99"))
-        kind, retry = _classify(code)
-        msg = hdr.get("returnAuthMsg") or hdr.get("errMsg") or ""
-        return Parsed(False, code, msg, error_type=kind, retryable=retry)
+    # whitespace kept: MOLIT's dealAmount really is "   72,000"
+    doc, fail = decode_payload(body, strip_whitespace=False)
+    if fail is not None:
+        return fail
     resp = doc.get("response") if isinstance(doc, dict) else None
     if not isinstance(resp, dict):
-        return Parsed(False, "MALFORMED", "no `response` envelope", error_type="transient", retryable=True)
+        return unexpected("no `response` envelope")
     header = resp.get("header") or {}
     code = str(header.get("resultCode", ""))
     msg = str(header.get("resultMsg", ""))

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, validate_params
+from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
 
 XML_CT = "application/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -134,15 +134,11 @@ def build_request(ref, args: dict[str, Any], key: str | None, base_url: str) -> 
 
 
 def parse_response(ref, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text)
-    except Exception as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
     if not isinstance(doc, dict):
-        return Parsed(False, "MALFORMED", "unexpected payload", error_type="transient", retryable=True)
+        return unexpected()
     res = doc.get("RESULT")
     if isinstance(res, dict):
         code, msg = str(res.get("CODE", "")), str(res.get("MESSAGE", ""))

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, validate_params
+from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
 
 XML_CT = "application/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -162,17 +162,13 @@ def _listify(v: Any) -> list:
 
 
 def parse_response(ref, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
     if status == 404 or status == 429 or status >= 500:
         return Parsed(False, f"HTTP{status}", f"HTTP {status}", error_type="transient", retryable=True)
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text)
-    except Exception as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
     if not isinstance(doc, dict):
-        return Parsed(False, "MALFORMED", "unexpected payload", error_type="transient", retryable=True)
+        return unexpected()
     if "result" in doc and "msg" in doc:
         return Parsed(False, "AUTH_FAILED", str(doc["result"]), error_type="auth")
     if "Law" in doc:

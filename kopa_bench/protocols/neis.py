@@ -25,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, validate_params, wants_json
+from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params, wants_json
 
 XML_CT = "text/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -184,15 +184,11 @@ def _result(code: str, msg: str, records=None, total=None) -> Parsed:
 
 
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text)
-    except Exception as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
     if not isinstance(doc, dict):
-        return Parsed(False, "MALFORMED", "unexpected payload", error_type="transient", retryable=True)
+        return unexpected()
     if "RESULT" in doc:
         res = doc["RESULT"] or {}
         return _result(str(res.get("CODE", "")), str(res.get("MESSAGE", "")))

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec
+from .base import Parsed, RequestSpec, decode_payload, op_routes, unexpected
 
 JSON_CT = "application/json;charset=UTF-8"
 MAX_B_NO = 100
@@ -78,12 +78,7 @@ def make_endpoint(ref: ToolRef, ctx):
 
 
 def routes(platform, ctx) -> list[Route]:
-    out = []
-    for svc in platform.services:
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            out.append(Route(f"{platform.sandbox_prefix}{svc.path}{op.path}", make_endpoint(ref, ctx), methods=[op.method]))
-    return out
+    return op_routes(platform, ctx, make_endpoint, methods=None)
 
 
 # ---- client side -----------------------------------------------------------------------
@@ -108,15 +103,11 @@ def build_request(ref: ToolRef, args: dict[str, Any], key: str | None, base_url:
 
 
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
     if not isinstance(doc, dict):
-        return Parsed(False, "MALFORMED", "unexpected payload", error_type="transient", retryable=True)
+        return unexpected()
     if "code" in doc and "status_code" not in doc:  # gateway error
         code = str(doc.get("code"))
         kind = "quota" if status == 429 else "auth" if status in (401, 403) or code == "-4" else "platform"

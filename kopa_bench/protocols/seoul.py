@@ -31,7 +31,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, validate_params
+from .base import Parsed, RequestSpec, as_text, decode_payload, validate_params
 
 XML_CT = "text/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -239,16 +239,6 @@ def _done(code: str, msg: str, rows=None, total=None) -> Parsed:
     return Parsed(False, code, msg, error_type=kind, retryable=retry)
 
 
-def _load(body: bytes):
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return None, Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    try:
-        return (json.loads(text) if text[0] in "{[" else xmltodict.parse(text)), None
-    except Exception as exc:
-        return None, Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
-
-
 def _as_list(rows) -> list:
     if rows in (None, ""):
         return []
@@ -256,7 +246,7 @@ def _as_list(rows) -> list:
 
 
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    doc, fail = _load(body)
+    doc, fail = decode_payload(body)
     if fail:
         return fail
     if not isinstance(doc, dict):
@@ -276,7 +266,7 @@ def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: byt
 
 
 def parse_realtime(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    doc, fail = _load(body)
+    doc, fail = decode_payload(body)
     if fail:
         return fail
     if not isinstance(doc, dict):

@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
 from .base import RequestSpec
-from .seoul import fault_response, make_router, parse_realtime  # noqa: F401
+from .seoul import fault_response, make_router, parse_realtime  # noqa: F401 (re-exported: every protocol offers fault_response)
 
 parse_response = parse_realtime
 

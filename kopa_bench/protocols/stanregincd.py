@@ -25,9 +25,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, validate_params, wants_json
+from .base import Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
 from .data_go_kr import gateway_error_xml
-from .data_go_kr import parse_response as _gateway_parse
 
 XML_CT = "application/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -102,14 +101,7 @@ def make_endpoint(ref: ToolRef, ctx):
 
 def routes(platform, ctx) -> list[Route]:
     """Routes of the services on `platform` that name this protocol in `extra.protocol`."""
-    out = []
-    for svc in platform.services:
-        if not _mine(svc):
-            continue
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            out.append(Route(f"{platform.sandbox_prefix}{svc.path}{op.path}", make_endpoint(ref, ctx), methods=["GET", "POST"]))
-    return out
+    return op_routes(platform, ctx, make_endpoint, services=[s for s in platform.services if _mine(s)])
 
 
 # ---- client side -----------------------------------------------------------------------
@@ -123,27 +115,12 @@ def build_request(ref: ToolRef, args: dict[str, Any], key: str | None, base_url:
 
 
 def parse_response(ref: ToolRef, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    if "OpenAPI_ServiceResponse" in text[:200]:
-        # the gateway's own XML (key 30, quota 22/23): parsed here, since data_go_kr's
-        # parse_response delegates this service straight back to this module
-        from .data_go_kr import _classify as _gateway_classify
-
-        try:
-            hdr = (xmltodict.parse(text).get("OpenAPI_ServiceResponse") or {}).get("cmmMsgHeader") or {}
-        except Exception as exc:
-            return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
-        code = str(hdr.get("returnReasonCode", "99"))
-        kind, retry = _gateway_classify(code)
-        return Parsed(False, code, str(hdr.get("returnAuthMsg") or hdr.get("errMsg") or ""), error_type=kind, retryable=retry)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text, force_list=("row",))
-    except Exception as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    # The gateway's key/quota XML was already handled by data_go_kr.parse_response.
+    doc, fail = decode_payload(body, force_list=("row",))
+    if fail is not None:
+        return fail
     if not isinstance(doc, dict):
-        return Parsed(False, "MALFORMED", "unexpected payload", error_type="transient", retryable=True)
+        return unexpected()
     if "RESULT" in doc:
         res = doc["RESULT"] or {}
         code, msg = str(res.get("resultCode", "")), str(res.get("resultMsg", ""))

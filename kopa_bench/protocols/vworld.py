@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, validate_params, wants_json
+from .base import Parsed, RequestSpec, decode_payload, op_routes, validate_params, wants_json
 from .juso import SIDO_FULL
 
 XML_CT = "application/xml;charset=UTF-8"
@@ -151,12 +151,7 @@ def make_endpoint(ref, ctx):
 
 
 def routes(platform, ctx) -> list[Route]:
-    out = []
-    for svc in platform.services:
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            out.append(Route(f"{platform.sandbox_prefix}{svc.path}{op.path}", make_endpoint(ref, ctx), methods=["GET", "POST"]))
-    return out
+    return op_routes(platform, ctx, make_endpoint)
 
 
 def build_request(ref, args: dict[str, Any], key: str | None, base_url: str) -> RequestSpec:
@@ -168,15 +163,11 @@ def build_request(ref, args: dict[str, Any], key: str | None, base_url: str) -> 
 
 
 def parse_response(ref, status: int, headers: dict[str, str], body: bytes) -> Parsed:
-    text = body.decode("utf-8", errors="replace").strip()
-    if not text:
-        return Parsed(False, "EMPTY", "empty response body", error_type="transient", retryable=True)
-    if status >= 500 or text.startswith("<html"):
+    if status >= 500 or body.lstrip()[:5].lower() == b"<html":
         return Parsed(False, f"HTTP{status}", "gateway error", error_type="transient", retryable=True)
-    try:
-        doc = json.loads(text) if text[0] in "{[" else xmltodict.parse(text)
-    except Exception as exc:
-        return Parsed(False, "MALFORMED", f"unparseable payload: {exc}", error_type="transient", retryable=True)
+    doc, fail = decode_payload(body)
+    if fail is not None:
+        return fail
     resp = doc.get("response") if isinstance(doc, dict) else None
     if not isinstance(resp, dict):
         return Parsed(False, "MALFORMED", "no `response` envelope", error_type="transient", retryable=True)
