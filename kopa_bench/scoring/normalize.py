@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any, Iterable
 
 _BIG = {"조": 10**12, "억": 10**8, "천만": 10**7, "백만": 10**6, "십만": 10**5, "만": 10**4, "천": 10**3}
@@ -144,7 +145,14 @@ def date_matches(gold: Any, text: str) -> bool:
 # ---- names, codes, bools --------------------------------------------------------------------
 def normalize_name(value: Any) -> str:
     """'서울특별시 시청역 (1호선)' -> '서울시청': NFKC, no parentheses, short sido, no spaces, no 역 suffix."""
-    s = unicodedata.normalize("NFKC", str(value)).strip()
+    return _normalize_name(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _normalize_name(value: str) -> str:
+    # Grounding compares every fact with every received field value: the same few thousand
+    # strings are normalised over and over, so the pure result is memoised.
+    s = unicodedata.normalize("NFKC", value).strip()
     s = re.sub(r"\([^)]*\)", "", s)
     s = _ALIAS_RE.sub(lambda m: SIDO_ALIASES[m.group(0)], s)
     s = re.sub(r"\s+", "", s).lower()

@@ -6,6 +6,7 @@ import importlib
 import logging
 import re
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +27,8 @@ class World:
     cursor on the shared database.
     """
 
+    MEMO_SIZE = 4096  # memoised answers kept (LRU)
+
     def __init__(self, path: Path, clock: WorldClock | None = None):
         self.path = Path(path)
         self._con = duckdb.connect(str(self.path), read_only=True)
@@ -35,6 +38,8 @@ class World:
         self.content_hash = meta.get("content_hash", "")
         self.clock = clock or WorldClock()
         self._handlers: dict[str, Callable] = {}
+        self._memo: OrderedDict = OrderedDict()
+        self._memo_lock = threading.Lock()
         self._sql_cache: dict[str, tuple[str, list[str]]] = {}
 
     @property
@@ -71,7 +76,26 @@ class World:
         return fn
 
     def rows_for(self, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], int]:
-        """The records an operation returns for validated params, paged; plus the total count."""
+        """The records an operation returns for validated params, paged; plus the total count.
+
+        The world is read-only and every answer is a pure function of (operation, params,
+        page), so answers are memoised: benchmark gold re-runs, EDGE probes and retries ask
+        the same questions many times. Callers get fresh dicts, never the cached ones."""
+        key = (op.tool, tuple(sorted((k, v) for k, v in params.items())), offset, limit)
+        with self._memo_lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+        if hit is None:
+            hit = self._compute_rows(op, params, offset, limit)
+            with self._memo_lock:
+                self._memo[key] = hit
+                if len(self._memo) > self.MEMO_SIZE:
+                    self._memo.popitem(last=False)
+        rows, total = hit
+        return [dict(r) for r in rows], total
+
+    def _compute_rows(self, op, params: dict[str, Any], offset: int, limit: int | None) -> tuple[list[dict[str, Any]], int]:
         if op.handler:
             rows = self.handler(op.handler)(self, params)
             total = len(rows)
