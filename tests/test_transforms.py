@@ -117,6 +117,16 @@ CASES = [
     ("bill_to_law_name", "도로교통법 일부개정법률안", {}, "도로교통법"),
     ("bill_to_law_name", "민법 전부개정법률안", {}, "민법"),
     ("bill_to_law_name", "도로교통법", {}, "도로교통법"),
+    ("strip_parenthetical", "서울특별시 중구 세종대로 110 (태평로1가)", {}, "서울특별시 중구 세종대로 110"),
+    ("constituency_district", "서울 강남구갑", {}, "서울특별시 강남구"),
+    ("constituency_district", "경북 의성군청송군영덕군", {}, "경상북도 의성군"),
+    ("constituency_district", "경기 수원시을", {}, "경기도 수원시"),
+    ("constituency_district", "세종특별자치시갑", {}, "세종특별자치시"),
+    ("umd_from_address", "서울특별시 강남구 대치동 316", {}, "대치동"),
+    ("umd_from_address", {"addr1": "서울특별시 종로구 계동길 349", "addr2": "(계동)"}, {}, "계동"),
+    ("umd_from_address", "서울특별시 중구 세종대로 110 (태평로1가)", {}, "태평로1가"),
+    ("cited_law_name", "민법 제750조", {}, "민법"),
+    ("cited_law_name", "도로교통법 제44조, 민법 제750조", {}, "도로교통법"),
 ]
 
 

@@ -149,3 +149,14 @@ def _first_tokens(value: Any, n: int = 2) -> str:
     if len(tokens) < n:
         raise ValueError(f"address {value!r} has fewer than {n} tokens")
     return " ".join(tokens[:n])
+
+
+@_register(
+    "strip_parenthetical",
+    "Drop parenthesised parts and tidy spaces ('서울특별시 중구 세종대로 110 (태평로1가)' -> '서울특별시 중구 세종대로 110').",
+    "text",
+    "text",
+)
+def _strip_parenthetical(value: Any) -> str:
+    text = re.sub(r"\([^()]*\)", " ", _text(value))
+    return " ".join(text.split())

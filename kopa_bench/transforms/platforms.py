@@ -133,3 +133,18 @@ def _bill_to_law_name(value: Any) -> str:
         if text.endswith(suffix) and len(text) > len(suffix):
             return text[: -len(suffix)].strip()
     return text  # not an amendment bill: nothing to strip
+
+
+@_register(
+    "cited_law_name",
+    "Law name of a cited article ('민법 제750조' -> '민법'; in a list '도로교통법 제44조, 민법 제750조' the first).",
+    "text",
+    "text",
+)
+def _cited_law_name(value: Any) -> str:
+    text = _text(value, "citation").split(",")[0].strip()
+    m = re.match(r"^(.*?)\s*제\s*\d+\s*조", text)
+    name = (m[1] if m else text).strip()
+    if not name:
+        raise ValueError(f"{value!r} names no law before the article; expected e.g. '민법 제750조'")
+    return name

@@ -1,6 +1,8 @@
 """시도 names and codes, and the platform codes keyed on them (NEIS, TourAPI, TAGO)."""
 
 from __future__ import annotations
+
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -175,3 +177,57 @@ def _city_to_tago_code(value: Any, sido: str | None = None) -> str:
         f"{value!r} is not a TAGO city name; use a 시군 name as TAGO lists it (수원시, 원주시, 고성군) "
         "or a metro city (부산, 대전광역시, 세종, 제주)"
     )
+
+
+_CONSTITUENCY_SUFFIX = ("갑", "을", "병", "정", "무")
+
+
+@_register(
+    "constituency_district",
+    "District of an Assembly constituency (ORIG_NM '서울 강남구갑' -> '서울특별시 강남구'; merged '경북 의성군청송군영덕군' -> first district).",
+    "text",
+    "text",
+)
+def _constituency_district(value: Any) -> str:
+    text = _text(value, "constituency")
+    if not text or text == "비례대표":
+        raise ValueError(f"{value!r} is not a district constituency (proportional seats have no district)")
+    parts = text.split(maxsplit=1)
+    if len(parts) == 1:  # '세종특별자치시갑'
+        return _sido_full(text.rstrip("".join(_CONSTITUENCY_SUFFIX)))
+    sido, rest = _sido_full(parts[0]), parts[1]
+    rest = rest.replace(" ", "")
+    if rest.endswith(_CONSTITUENCY_SUFFIX) and len(rest) > 1:
+        rest = rest[:-1]
+    # merged constituencies concatenate districts ('의성군청송군영덕군'): keep the first one
+    for i, ch in enumerate(rest):
+        if ch in "시군구" and i >= 1:
+            rest = rest[: i + 1]
+            break
+    return f"{sido} {rest}"
+
+
+_UMD_ENDINGS = ("동", "읍", "면", "가")
+
+
+@_register(
+    "umd_from_address",
+    "읍/면/동 token of an address ('서울특별시 강남구 대치동 316' -> '대치동'; '... 계동길 349 (계동)' -> '계동'); a record's addr1+addr2 are read together.",
+    "text",
+    "text",
+)
+def _umd_from_address(value: Any) -> str:
+    if isinstance(value, dict):
+        keys = ("addr1", "addr2", "addr", "roadAddr", "jibunAddr", "ORG_RDNMA", "ORG_RDNDA")
+        value = " ".join(str(value[k]) for k in keys if value.get(k))
+    text = _text(value, "address")
+    # a parenthetical '(계동)' or '(역삼동, 래미안)' names the legal dong of a road address
+    for inner in re.findall(r"\(([^()]*)\)", text):
+        first = inner.split(",")[0].strip()
+        if first.endswith(_UMD_ENDINGS) and len(first) >= 2:
+            return first
+    tokens = re.sub(r"\([^()]*\)", " ", text).split()
+    for tok in tokens[1:]:
+        if tok.endswith(_UMD_ENDINGS) and len(tok) >= 2 and not tok.endswith(("로", "길")) and not tok[0].isdigit():
+            return tok
+    raise ValueError(f"{value!r} has no 읍/면/동 token (road-name addresses often lack one)")

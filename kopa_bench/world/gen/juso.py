@@ -5,7 +5,7 @@ roads like 세종대로, 테헤란로 where they are, generated `<dong stem>로/
 building numbers, a legal-dong admCd (the real 10-digit code of the dong), a 12-digit
 rnMgtSn (시군구 code + 7-digit road serial), a 25-digit bdMgtSn, zip codes in the sido's real
 range, and public buildings (시청/구청/군청 per district, a 행정복지센터 per dong, schools,
-apartments). Entrance coordinates are stored as WGS84 and UTM-K (EPSG:5179, juso entX/entY).
+apartments), plus every NEIS school at its ORG_RDNMA address. Entrance coordinates are stored as WGS84 and UTM-K (EPSG:5179, juso entX/entY).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from ...geo import UTMK_PROJ, _WGS84, _transformer
 
-DEPENDS = ["regions"]
+DEPENDS = ["regions", "neis"]
 
 ZIP_RANGE = {"11": (1, 9), "41": (10, 18), "28": (21, 23), "51": (24, 26), "42": (24, 26), "43": (27, 29), "36": (30, 30),
              "44": (31, 33), "30": (34, 35), "47": (36, 40), "27": (41, 43), "31": (44, 45), "26": (46, 49),
@@ -65,7 +65,8 @@ def generate(ctx) -> dict:
                             "buldMnnm", "buldSlno", "mtYn", "lnbrMnnm", "lnbrSlno", "emdNo", "hemdNm", "lat", "lon",
                             "sido_short")}
 
-    def add(p, road, rn_sn, mn, sl, name, apt, udrt="0"):
+    def add(p, road, rn_sn, mn, sl, name, apt, udrt="0", g=None):
+        rng_ = rng if g is None else g
         sido, sgg, umd = p["sido_name"], p["sgg_name"], p["umd_name"]
         head = f"{sido} {sgg} " if sgg else f"{sido} "
         num = f"{mn}" if sl == 0 else f"{mn}-{sl}"
@@ -76,14 +77,14 @@ def generate(ctx) -> dict:
         if apt and name:
             extra.append(name)
         part2 = f" ({', '.join(extra)})" if extra else ""
-        lot_mn, lot_sl = int(rng.integers(1, 900)), int(rng.integers(0, 30)) if rng.random() < 0.4 else 0
+        lot_mn, lot_sl = int(rng_.integers(1, 900)), int(rng_.integers(0, 30)) if rng_.random() < 0.4 else 0
         lot = f"{lot_mn}" if lot_sl == 0 else f"{lot_mn}-{lot_sl}"
         jibun = f"{head}{umd} {lot}" + (f" {name}" if name else "")
-        lat = p["lat"] + rng.normal(0, 0.004)
-        lon = p["lon"] + rng.normal(0, 0.005)
+        lat = p["lat"] + rng_.normal(0, 0.004)
+        lon = p["lon"] + rng_.normal(0, 0.005)
         zr = ZIP_RANGE.get(p["region_cd"][:2], (1, 63))
         zip_base = zr[0] * 1000 + (int(p["lawd_cd"][2:]) * 37) % ((zr[1] - zr[0] + 1) * 1000)
-        zipno = f"{min(zip_base + int(rng.integers(0, 60)), 63999):05d}"
+        zipno = f"{min(zip_base + int(rng_.integers(0, 60)), 63999):05d}"
         rows["roadAddr"].append(part1 + part2)
         rows["roadAddrPart1"].append(part1)
         rows["roadAddrPart2"].append(part2)
@@ -113,8 +114,9 @@ def generate(ctx) -> dict:
         rows["lon"].append(round(lon, 7))
         rows["sido_short"].append(p["sido_short"])
 
+    road_tables: dict[str, tuple[dict[str, str], list[int], set]] = {}  # lawd_cd -> (roads, serial, used)
     for lawd, dongs in sorted(by_sgg.items()):
-        roads: dict[str, tuple[str, str]] = {}  # road -> rnMgtSn
+        roads: dict[str, str] = {}  # road -> rnMgtSn
         serial = [3000000 + int(rng.integers(0, 900)) * 1000]
 
         def road_code(name: str) -> str:
@@ -125,6 +127,7 @@ def generate(ctx) -> dict:
 
         real = REAL_ROADS.get(lawd, [])
         used: set[tuple[str, int, int]] = set()
+        road_tables[lawd] = (roads, serial, used)
         sgg = dongs[0]["sgg_name"] or dongs[0]["sido_name"]
         office = sgg.split()[-1]
         office_name = {"시": "시청", "군": "군청", "구": "구청"}.get(office[-1], "청사")
@@ -162,6 +165,34 @@ def generate(ctx) -> dict:
             if lw == lawd:
                 p = next((d for d in dongs if d["umd_name"] == dong), dongs[0])
                 add(p, road, road_code(road), no, 0, name, False)
+
+    # NEIS schools: every school's road address (ORG_RDNMA) is a building here too, so school ->
+    # juso -> coordinates/KOSIS chains work. Appended after the rows above from their own RNG
+    # stream, so the other buildings are unchanged; a road the district already has keeps its
+    # rnMgtSn, and an address already taken by another building is left as it is.
+    srng = np.random.default_rng(int(ctx.rng("juso.schools").random() * 2**32))
+    place_at: dict[tuple[str, str], dict] = {}
+    for p in places:
+        place_at.setdefault((p["lawd_cd"], p["umd_name"]), p)
+    for sch in sorted(ctx.rows("neis_schools"), key=lambda r: r["SD_SCHUL_CODE"]):
+        p = place_at.get((sch["_lawd_cd"], sch["_umd_name"]))
+        if p is None or p["lawd_cd"] not in road_tables:
+            continue
+        head = f"{p['sido_name']} {p['sgg_name']} " if p["sgg_name"] else f"{p['sido_name']} "
+        addr = sch["ORG_RDNMA"]
+        if not addr.startswith(head):
+            continue
+        road, _, num = addr[len(head):].rpartition(" ")
+        if not road or not num.isdigit():
+            continue
+        roads, serial, used = road_tables[p["lawd_cd"]]
+        if (road, int(num), 0) in used:
+            continue
+        used.add((road, int(num), 0))
+        if road not in roads:
+            serial[0] += int(srng.integers(1, 40))
+            roads[road] = f"{p['lawd_cd']}{serial[0]:07d}"
+        add(p, road, roads[road], int(num), 0, sch["SCHUL_NM"], False, g=srng)
 
     x, y = _transformer(_WGS84, UTMK_PROJ).transform(np.array(rows["lon"]), np.array(rows["lat"]))
     table = pa.table({k: pa.array(v) for k, v in rows.items()})

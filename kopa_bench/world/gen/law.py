@@ -95,6 +95,15 @@ LAWS = [
     ("국적법", "법률", "법무부", ""), ("가족관계의 등록 등에 관한 법률", "법률", "법원행정처", "가족관계등록법"),
     ("집합건물의 소유 및 관리에 관한 법률", "법률", "법무부", "집합건물법"), ("채무자 회생 및 파산에 관한 법률", "법률", "법원행정처", "채무자회생법"),
 ]
+# Laws named in Assembly bills (world/gen/assembly.py LAWS) that the list above lacked. They are
+# generated after the precedents from their own RNG stream, so adding them left every earlier
+# law, article and precedent unchanged.
+EXTRA_LAWS = [
+    ("방송법", "법률", "방송통신위원회", ""), ("농어업재해보험법", "법률", "농림축산식품부", ""),
+    ("양곡관리법", "법률", "농림축산식품부", ""), ("유통산업발전법", "법률", "산업통상자원부", ""),
+    ("국민체육진흥법", "법률", "문화체육관광부", ""), ("군인사법", "법률", "국방부", ""),
+    ("남북교류협력에 관한 법률", "법률", "통일부", "남북교류협력법"),
+]
 GENERIC = ["목적", "정의", "적용 범위", "국가 등의 책무", "다른 법률과의 관계", "기본계획의 수립", "신고", "허가", "등록의 취소", "보고 및 검사",
            "권한의 위임", "벌칙", "양벌규정", "과태료"]
 # real article titles: law -> [(article no, branch, title)]
@@ -196,7 +205,9 @@ def generate(ctx) -> dict:
     laws, arts = [], []
     mst = 250000
     law_index = {}
-    for i, (name, kind, ministry, abbr) in enumerate(LAWS):
+
+    def add_law(i: int, name: str, kind: str, ministry: str, abbr: str, rng) -> None:
+        nonlocal mst
         law_id = f"{1000 + i * 7 + rng.randrange(0, 6):06d}" if kind == "법률" else f"{5000 + i * 7 + rng.randrange(0, 6):06d}"
         mst += rng.randrange(300, 2500)
         prom = date(2021, 1, 1) + timedelta(days=rng.randrange(0, 2000))
@@ -229,6 +240,8 @@ def generate(ctx) -> dict:
                          "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
                          "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"), "조문내용": body,
                          "항": json.dumps(hang, ensure_ascii=False)})
+    for i, (name, kind, ministry, abbr) in enumerate(LAWS):
+        add_law(i, name, kind, ministry, abbr, rng)
     # precedents
     precs = []
     serial = 600000
@@ -265,4 +278,7 @@ def generate(ctx) -> dict:
                       "판례내용": f"【원고, 피상고인】 원고<br/>【피고, 상고인】 피고<br/>【원심판결】 {rng.choice(COURTS_LOW)}<br/>【주 문】<br/>"
                                   f"{'원심판결을 파기하고, 사건을 원심법원에 환송한다.' if result == '파기환송' else '상고를 기각한다.'}<br/>"
                                   f"【이 유】<br/>상고이유를 판단한다.<br/>1. {law} {art_label}({art['조문제목']})에 관하여 ...<br/>2. 결론 {result}."})
+    xrng = ctx.rng("law.extra")
+    for j, (name, kind, ministry, abbr) in enumerate(EXTRA_LAWS):
+        add_law(len(LAWS) + j, name, kind, ministry, abbr, xrng)
     return {"law_laws": laws, "law_articles": arts, "law_precs": precs}

@@ -1,0 +1,130 @@
+"""Every reference chain link whose two ends are catalog tools runs as a tiny gold program.
+
+tests/data/reference_chains.jsonl lists 100 real output -> input links between Korean public
+APIs. tests/data/reference_chain_programs.json holds, per link, a program in the KOPA Step
+schema: a `from` step, an optional pick, and a `to` step whose bound argument references the
+from-step's field through the link's transform (helper steps where the `to` side needs more,
+e.g. a law's MST). Links that cannot be a catalog-to-catalog binding are listed under
+`unmapped` with the reason. Each program runs with kopa_bench.tasks.execute_program on the
+in-process sandbox; both ends must succeed with records (and a pick-bound link must pick one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.program import execute_program
+from kopa_bench.tasks.refs import iter_refs
+
+DATA = Path(__file__).parent / "data"
+LINKS = [json.loads(line) for line in (DATA / "reference_chains.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+PROGRAMS = json.loads((DATA / "reference_chain_programs.json").read_text(encoding="utf-8"))
+BY_INDEX = {p["index"]: p for p in PROGRAMS["links"]}
+
+
+def _op_name(op_id: str) -> str:
+    """'airkorea.MsrstnInfoInqireSvc.getTMStdrCrdnt' -> 'getTMStdrCrdnt'; 'neis.schoolInfo' -> 'schoolInfo'."""
+    return op_id.split(":")[-1].split(".")[-1].split()[0]
+
+
+def _tools_by_op(catalog) -> dict[str, str]:
+    return {ref.op.name: ref.name for ref in catalog}
+
+
+def test_every_link_is_mapped_or_explained(catalog):
+    mapped, unmapped = set(BY_INDEX), {u["index"] for u in PROGRAMS["unmapped"]}
+    assert not mapped & unmapped
+    assert mapped | unmapped == set(range(len(LINKS)))
+    for u in PROGRAMS["unmapped"]:
+        assert len(u["reason"]) > 20, u
+    by_op = _tools_by_op(catalog)
+    for i, p in BY_INDEX.items():
+        link = LINKS[i]
+        assert (p["from_operation"], p["to_operation"]) == (link["from_operation"], link["to_operation"])
+        # the program's from/to tools are the link's operations, mapped by operation name
+        assert by_op.get(_op_name(link["from_operation"])) == p["from_tool"], (i, link["from_operation"])
+        assert by_op.get(_op_name(link["to_operation"])) == p["to_tool"], (i, link["to_operation"])
+
+
+def _task(index: int, catalog) -> Task:
+    prog = BY_INDEX[index]["program"]
+    tools = list(dict.fromkeys(s["tool"] for s in prog))
+    tools += [t for t in catalog.tool_names if t not in tools][: max(0, 5 - len(tools))]
+    last = prog[-1]["id"]
+    return Task.model_validate({
+        "id": f"chain-{index:03d}", "split": "test", "query": "reference chain", "domain": "district",
+        "platforms": ["sandbox"], "shape": "sequential", "difficulty": "easy", "tools": tools, "program": prog,
+        "answer": [{"id": "f1", "description": "records of the last step", "value": f"${last}.count", "kind": "number"}],
+    })
+
+
+def _params():
+    for i in sorted(BY_INDEX):
+        why = BY_INDEX[i].get("not_executable")
+        yield pytest.param(i, id=f"link{i:02d}", marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
+
+
+@pytest.mark.parametrize("index", list(_params()))
+def test_reference_chain_executes(index, client, catalog):
+    spec = BY_INDEX[index]
+    task = _task(index, catalog)
+    to_step = task.step(spec["to_step"])
+    # the to step is bound to the from step (an argument, or the pick that plays the client-side filter)
+    bound = {r.step for r in iter_refs(to_step.args)}
+    if to_step.pick is not None:
+        bound |= {r.step for r in iter_refs(to_step.pick.where)}
+    if to_step.condition is not None:
+        bound |= {r.step for r in iter_refs(to_step.condition.ref)}
+    assert spec["from_step"] in bound, f"link {index}: step {to_step.id} does not reference {spec['from_step']}"
+
+    gold = asyncio.run(execute_program(task, client))
+    for sid in (spec["from_step"], spec["to_step"]):
+        run = gold.step(sid)
+        assert not run.skipped, f"link {index}: {sid} skipped ({run.skip_reason})"
+        assert run.ok and run.records, f"link {index}: {sid} {run.tool}({run.args}) gave no records ({run.result_code})"
+    to_run = gold.step(spec["to_step"])
+    if to_step.pick is not None:
+        assert to_run.picked is not None, f"link {index}: the pick on {to_step.id} matched no record"
+    assert any(e.source_step == spec["from_step"] for e in to_run.edges) or to_step.pick is not None or to_step.condition is not None
+
+
+def test_every_bill_law_exists_in_law_search(world, call):
+    """Assembly bills amend laws that law.go.kr knows (bill -> lawSearch chains resolve)."""
+    from kopa_bench.transforms import apply_transform
+    from kopa_bench.world.gen.assembly import NEW_LAWS
+
+    # NEW_LAWS are the generator's brand-new special-law bills; their names are not checked here
+    bills = [r["BILL_NAME"] for r in world.sql("SELECT DISTINCT BILL_NAME FROM asm_bills") if r["BILL_NAME"] not in NEW_LAWS]
+    names = {apply_transform("bill_to_law_name", b) for b in bills}
+    missing = [n for n in sorted(names) if not any(r["법령명한글"] == n for r in call("law_lawSearch", query=n, display=100).records)]
+    assert missing == []
+
+
+def test_law_search_matches_abbreviation(call):
+    for abbr, full in (("중대재해처벌법", "중대재해 처벌 등에 관한 법률"), ("정보통신망법", "정보통신망 이용촉진 및 정보보호 등에 관한 법률")):
+        names = [r["법령명한글"] for r in call("law_lawSearch", query=abbr).records]
+        assert full in names, (abbr, names)
+
+
+def test_school_addresses_are_in_juso(world):
+    missing = world.sql(
+        "SELECT s.SCHUL_NM, s.ORG_RDNMA FROM neis_schools s "
+        "WHERE NOT EXISTS (SELECT 1 FROM juso_addr j WHERE j.roadAddrPart1 = s.ORG_RDNMA)"
+    )
+    assert missing == []
+
+
+def test_kosis_district_populations_are_plausible(world):
+    rows = world.sql("SELECT C1, DT FROM kosis_population WHERE ITM_ID = 'T20' AND PRD_DE = (SELECT max(PRD_DE) FROM kosis_population)")
+    pop = {r["C1"]: int(r["DT"]) for r in rows}
+    assert 450_000 < pop["11680"] < 650_000  # 강남구
+    assert 150_000 < pop["11170"] < 280_000  # 용산구
+    assert 100_000 < pop["11110"] < 180_000  # 종로구
+    assert pop["11710"] > pop["11110"] * 3  # 송파구 >> 종로구
+    seoul = sum(v for c, v in pop.items() if len(c) == 5 and c.startswith("11"))
+    assert seoul == pop["11"]
