@@ -146,3 +146,47 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
 def graph_rows(vg) -> list[dict]:
     return [{"from_tool": a, "to_tool": b, "posterior": float(d.get("posterior", 0.0)), "prior": float(d.get("prior", 0.0)),
              "cross_domain": bool(d.get("cross_domain", False)), "bindings": d["bindings"]} for a, b, d in vg.edges(data=True)]
+
+
+def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0, per_shape: int = 900,
+          iterations: int = 30, paths: int = 600) -> dict[str, Any]:
+    """`kopa data build edge-trajectories --out DIR`: the default EDGE build.
+
+    Uses the EDGE run in `run_dir` (env `KOPA_EDGE_RUN`, default `edge_synth/runs/default`):
+    runs candidates + verification when `verified.json` is missing and synthesis when the
+    trajectories are missing (both resumable), then writes the dataset folder. Returns the
+    manifest plus stage timings and the decontamination audit.
+    """
+    import asyncio
+    import os
+    import time
+
+    from edge_synth.candidates import load_graph
+    from edge_synth.pipeline import Edge, run_graph_and_verify
+    from edge_synth.synth import load_trajectories, synthesize
+    from edge_synth.verify import VerifyConfig
+
+    run = Path(run_dir or os.environ.get("KOPA_EDGE_RUN") or "edge_synth/runs/default")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if not (run / "verified.json").exists():
+        run_graph_and_verify(run, VerifyConfig(iterations=iterations, paths_per_iter=paths, seed=seed), seed)
+    timings["verify_s"] = round(time.perf_counter() - t0, 1)
+    vg = load_graph(run / "verified.json")
+    audit = None
+    t1 = time.perf_counter()
+    if len(load_trajectories(run / "trajectories")) < per_shape * 6 * 0.8 if (run / "trajectories").exists() else True:
+        async def go():
+            e = Edge(seed=seed)
+            await e.prepare(vg)
+            a = await synthesize(vg, e, run / "trajectories", per_shape, seed)
+            await e.client.aclose()
+            return a
+
+        audit = asyncio.run(go())
+    timings["synth_s"] = round(time.perf_counter() - t1, 1)
+    t2 = time.perf_counter()
+    manifest = build_dataset(load_trajectories(run / "trajectories"), graph_rows(vg), out_dir, seed)
+    timings["dataset_s"] = round(time.perf_counter() - t2, 1)
+    timings["total_s"] = round(time.perf_counter() - t0, 1)
+    return {**manifest, "run_dir": str(run), "timings": timings, "audit": audit}

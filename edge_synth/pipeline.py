@@ -39,17 +39,28 @@ class Edge:
         if not self.samples:
             await self.bootstrap()
         g = build_candidate_graph(self.catalog, self.samples, **kw)
-        # re-harvest with the inferred kinds so kind-based filling works
-        for t, recs in self.samples.items():
-            self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        await self.prepare(g)
         return g
+
+    async def prepare(self, g: nx.DiGraph) -> None:
+        """Harvest with the inferred kinds, let candidate links seed their target parameters
+        (graph-guided sampling), and run one more bootstrap round with the richer pools."""
+        if not self.samples:
+            await self.bootstrap()
+        for t, recs in self.samples.items():
+            if t in g:
+                self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        self.sampler.add_link_sources(g)
+        fk = {t: g.nodes[t].get("field_kinds", {}) for t in g.nodes}
+        more = await bootstrap_samples(self.executor, self.sampler, self.catalog, rounds=1, per_tool=6,
+                                       seed=self.seed + 1, field_kinds=fk)
+        for t, recs in more.items():
+            self.samples.setdefault(t, []).extend(recs)
 
     async def verify(self, g: nx.DiGraph, cfg: VerifyConfig | None = None,
                      progress: Callable[[int, int], None] | None = None) -> tuple[nx.DiGraph, Verifier, dict]:
-        if not self.samples:
-            await self.bootstrap()
-            for t, recs in self.samples.items():
-                self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds") if t in g else None)
+        if not self.sampler.link_sources:
+            await self.prepare(g)
         v = Verifier(g, self.executor, self.sampler, cfg)
         t0 = time.perf_counter()
         summary = await v.run(progress)

@@ -28,6 +28,10 @@ STRUCTURAL = {"argument", "platform", "no_service", "unknown_tool", "parse", "tr
 ENVIRONMENTAL = {"transient", "quota", "auth", "upstream_env"}
 
 
+def _missing(v: Any) -> bool:
+    return isinstance(v, (dict, list)) or v in MISSING
+
+
 def _split_of(tool: str, param: str, value: Any, holdout_share: float = 0.2) -> str:
     h = int(hashlib.sha1(f"{tool}|{param}|{value}".encode()).hexdigest()[:8], 16)
     return "holdout" if (h % 1000) < holdout_share * 1000 else "train"
@@ -53,16 +57,38 @@ class SeedSampler:
         self.param_kind: dict[tuple[str, str], str] = {}
         self._gen = 0
         self._pool_cache: dict[tuple, list] = {}
+        # (tool, param) -> lower-cased output field names that candidate edges bind into it
+        self.link_sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+        # tool -> argument dicts that returned data (jointly consistent contexts for filling)
+        self.contexts: dict[str, list[dict]] = defaultdict(list)
+        self._ctx_seen: set[str] = set()
         for ref in catalog:
             for p in ref.op.model_params:
                 vals = [v for v in [p.example, *(p.enum or [])] if v is not None]
                 self.param_kind[(ref.op.tool, p.name)] = infer_kind(p.name, f"{p.desc_ko} {p.desc_en}", vals)
 
+    # -- contexts & graph-guided sources ----------------------------------------------------
+    def add_context(self, tool: str, args: dict[str, Any], cap: int = 60) -> None:
+        """Remember an argument set that returned data for `tool`."""
+        key = tool + repr(sorted((k, str(v)) for k, v in args.items()))
+        if key in self._ctx_seen or len(self.contexts[tool]) >= cap:
+            return
+        self._ctx_seen.add(key)
+        self.contexts[tool].append(dict(args))
+
+    def add_link_sources(self, graph) -> None:
+        """Let values of fields that candidate edges bind (identity) seed the target parameter."""
+        for a, b, d in graph.edges(data=True):
+            for bnd in d.get("bindings", []):
+                if bnd.get("transform") == "identity" and not bnd.get("record_ref") and bnd.get("prior", 0) >= 0.5:
+                    self.link_sources[(b, bnd["to_param"])].add(bnd["from_field"].lower())
+        self._pool_cache.clear()
+
     # -- harvesting -------------------------------------------------------------------------
     def harvest(self, tool: str, records: list[dict], field_kinds: dict[str, str] | None = None) -> None:
         for r in records[:100]:
             for k, v in r.items():
-                if v in MISSING or isinstance(v, (dict, list)):
+                if isinstance(v, (dict, list)) or v in MISSING:
                     continue
                 text = str(v).strip()
                 if not text or len(text) > 60:
@@ -99,12 +125,16 @@ class SeedSampler:
             elif p.example is not None:
                 out.append(p.example)
         out.extend(self.by_field.get(pname.lower(), []))
+        for src in sorted(self.link_sources.get((tool, pname), ())):
+            out.extend(self.by_field.get(src, [])[:100])
         kind = self.param_kind.get((tool, pname))
         if kind in ("station_name", "dong_name", "sido_short", "sido_name", "legal_code", "lawd5", "kma_nx", "kma_ny",
                     "date", "yyyymm"):
             out.extend(self.by_kind.get(kind, [])[:100])
         if p is not None and p.enum:
             out = [v for v in out if str(v) in p.enum]
+        elif p is not None:
+            out = [v for v in out if value_fits(p, v, kind)]
         seen, uniq = set(), []
         for v in out:
             if str(v) not in seen:
@@ -133,6 +163,11 @@ class SeedSampler:
         rng = rng or self.rng
         args = dict(fixed or {})
         op = self.catalog.get(tool).op
+        ctx = self.context_for(tool, args, rng) if fixed else None
+        if ctx:
+            for name in self.required(tool):
+                if name not in args and name in ctx:
+                    args[name] = ctx[name]
         for name in self.required(tool):
             if name in args:
                 continue
@@ -150,16 +185,55 @@ class SeedSampler:
                     args[name] = v
         return args
 
+    def context_for(self, tool: str, fixed: dict[str, Any], rng: random.Random) -> dict | None:
+        """A remembered successful argument set of `tool` agreeing most with `fixed` (None: none)."""
+        ctxs = self.contexts.get(tool)
+        if not ctxs:
+            return None
+        def agree(c):
+            return sum(str(c.get(k)) == str(v) for k, v in fixed.items() if v is not None)
+        best = max(agree(c) for c in ctxs)
+        return rng.choice([c for c in ctxs if agree(c) == best])
+
     def is_root(self, tool: str) -> bool:
         """Inputs can be filled from examples/enums alone (no earlier output needed)."""
         op = self.catalog.get(tool).op
         return all(p.example is not None or p.enum for p in op.model_params if p.required and p.default is None)
 
 
+_SHAPE_KINDS = {"date", "yyyymm", "year", "month", "hhmm", "legal_code", "lawd5", "datetime", "kma_nx", "kma_ny"}
+
+
+def _shape(v: Any) -> str:
+    return re.sub(r"[0-9]", "9", str(v))
+
+
+def value_fits(p, v: Any, kind: str | None = None) -> bool:
+    """Does a harvested value fit parameter `p`: its pattern, its type, and (for formatted kinds)
+    the shape of its documented example (e.g. 8 digits, not a dashed date)."""
+    text = str(v).strip()
+    if p.pattern and not re.fullmatch(p.pattern, text):
+        return False
+    if p.type == "integer" and not re.fullmatch(r"[+-]?\d{1,18}", text):
+        return False
+    if p.type == "number" and not re.fullmatch(r"[+-]?\d+(\.\d+)?", text):
+        return False
+    if p.maximum is not None or p.minimum is not None:
+        try:
+            x = float(text)
+        except ValueError:
+            return False
+        if (p.maximum is not None and x > p.maximum) or (p.minimum is not None and x < p.minimum):
+            return False
+    if kind in _SHAPE_KINDS and p.example is not None and _shape(text) != _shape(p.example):
+        return False
+    return True
+
+
 def bind_value(binding: dict, record: dict) -> Any:
     """The value a binding passes to B, from one record of A (raises ValueError if it cannot)."""
     src = record if binding.get("record_ref") else record.get(binding["from_field"])
-    if not binding.get("record_ref") and (src in MISSING):
+    if not binding.get("record_ref") and _missing(src):
         raise ValueError(f"{binding['from_field']} is missing")
     out = apply_transform(binding["transform"], src, **(binding.get("transform_args") or {}))
     if isinstance(out, float) and out.is_integer():
@@ -179,20 +253,53 @@ class LinkProbe:
     b_args: dict = field(default_factory=dict)
     b_records: list[dict] = field(default_factory=list)
     detail: str = ""
+    sensitive: bool | None = None  # None: not tested / untestable
+    echoed: bool = False
 
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
-    args = sampler.sample_args(tool, split, rng)
+    ctxs = sampler.contexts.get(tool) if split == "train" else None
+    if ctxs and rng.random() < 0.7:
+        args = dict(rng.choice(ctxs))  # an input set known to return data (training inputs only)
+    else:
+        args = sampler.sample_args(tool, split, rng)
     if args is None:
         return None, None
     res = await executor.call(tool, args)
+    if res.ok and res.records:
+        sampler.add_context(tool, args)
     return args, res
+
+
+def _records_key(records: list[dict]) -> str:
+    import json
+
+    return json.dumps(records[:50], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _echoes(value: Any, records: list[dict]) -> bool:
+    """Does B's output carry the bound value (the value was used, not ignored)?"""
+    text = str(value).strip()
+    if len(text) < 2:
+        return False
+    for r in records[:50]:
+        for v in r.values():
+            if v is not None and not isinstance(v, (dict, list)) and str(v).strip() == text:
+                return True
+    return False
 
 
 async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[dict],
                      rng: random.Random, split: str = "train", a_result=None, a_args=None,
-                     baseline: dict[str, bool] | None = None) -> LinkProbe:
-    """Execute A (unless its result is given), bind, execute B; classify the link outcome."""
+                     baseline: dict[str, bool] | None = None, sensitivity: bool = False) -> LinkProbe:
+    """Execute A (unless its result is given), bind, execute B; classify the link outcome.
+
+    `bindings[0]` is the binding under test; the others are companions bound from the same record
+    (e.g. the second half of a composite key). B's other required parameters come from a remembered
+    successful argument set of B that agrees most with the bound values, else from the sampler.
+    With `sensitivity`, a success is re-run with the tested binding fed from a *different* A record
+    (different bound value): identical B output means B ignores the value (`sensitive=False`).
+    """
     pr = LinkProbe(src, dst, bindings)
     if a_result is None:
         a_args, a_result = await run_seed(executor, sampler, src, split, rng)
@@ -208,7 +315,7 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         pr.outcome, pr.detail = "upstream_" + a_kind, ""
         return pr
     recs = [r for r in a_result.records
-            if all(b.get("record_ref") or r.get(b["from_field"]) not in MISSING for b in bindings)]
+            if all(b.get("record_ref") or not _missing(r.get(b["from_field"])) for b in bindings)]
     if not recs:
         pr.outcome, pr.detail = "transform", "no record carries the source fields"
         return pr
@@ -229,8 +336,40 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     kind = classify(res)
     if kind == "success":
         pr.b_records = res.records
+        sampler.add_context(dst, filled)
+        main = bindings[0]
+        pr.echoed = _echoes(args[main["to_param"]], res.records)
+        if sensitivity:
+            pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng)
     elif kind == "empty" and baseline is not None and not baseline.get(dst, True):
         kind = "empty_uninformative"  # B returns nothing even on its own examples
     pr.outcome = kind
     pr.detail = (res.error.message[:200] if res.error else "")
     return pr
+
+
+async def _sensitivity(executor, dst: str, main: dict, recs: list[dict], rec: dict, args: dict, filled: dict,
+                       records: list[dict], rng: random.Random) -> bool | None:
+    """Counterfactual: bind the tested parameter from another record with a different value."""
+    p = main["to_param"]
+    others = []
+    for r in recs:
+        if r is rec:
+            continue
+        try:
+            v = bind_value(main, r)
+        except (ValueError, KeyError, TypeError):
+            continue
+        if str(v) != str(args[p]):
+            others.append(v)
+    if not others:
+        return None
+    alt = dict(filled)
+    alt[p] = others[0] if rng.random() < 0.5 else rng.choice(others)
+    res2 = await executor.call(dst, alt)
+    k2 = classify(res2)
+    if k2 in ENVIRONMENTAL:
+        return None
+    if k2 != "success":
+        return True  # the value decides whether B answers at all
+    return _records_key(res2.records) != _records_key(records)

@@ -205,7 +205,7 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
     "dong_name": {"dong_name": [("identity", {}, 1.0)]},
     "sgg_name": {"sgg_name": [("identity", {}, 1.0)]},
     "id": {"id": [("identity", {}, 0.9)]},
-    "name": {"name": [("identity", {}, 0.9)], "station_name": [("identity", {}, 0.5)]},
+    "name": {"name": [("identity", {}, 0.9)], "station_name": [("identity", {}, 0.5)], "text": [("identity", {}, 0.5)]},
     "year": {"year": [("identity", {}, 1.0)]},
     "month": {"month": [("identity", {}, 1.0)]},
     "kma_nx": {"kma_nx": [("identity", {}, 1.0)]},

@@ -45,6 +45,8 @@ class VerifyConfig:
     max_probes_per_arm: int = 40
     seed: int = 0
     concurrency: int = 64
+    w_insensitive: float = 2.0
+    sensitivity_checks: int = 3
 
 
 def arm_id(src: str, dst: str, b: dict) -> str:
@@ -63,16 +65,32 @@ class Arm:
     structural: int = 0
     environmental: int = 0
     pruned: bool = False
+    sens_pos: int = 0
+    sens_neg: int = 0
+    echoes: int = 0
+
+    @property
+    def meaningful(self) -> bool:
+        """Not shown to be ignored by B: counterfactual values changed B's output at least as
+        often as they left it unchanged (untested arms pass)."""
+        return self.sens_neg <= self.sens_pos
 
     @property
     def mean(self) -> float:
         return self.alpha / (self.alpha + self.beta)
 
 
-def update(arm: Arm, outcome: str, cfg: VerifyConfig) -> None:
-    if outcome == "success":
+def update(arm: Arm, outcome: str, cfg: VerifyConfig, sensitive: bool | None = None, echoed: bool = False) -> None:
+    if outcome == "success" and sensitive is False and not echoed:
+        # executable but meaningless: another upstream value gives B's very same answer
+        arm.beta += cfg.w_insensitive
+        arm.sens_neg += 1
+        arm.structural += 1
+    elif outcome == "success":
         arm.alpha += 1.0
         arm.successes += 1
+        arm.sens_pos += bool(sensitive or echoed)
+        arm.echoes += bool(echoed)
     elif outcome == "empty":
         arm.beta += cfg.w_empty
         arm.structural += 1
@@ -101,8 +119,9 @@ async def bootstrap_samples(executor, sampler: SeedSampler, catalog, rounds: int
                 jobs.append((ref.op.tool, sampler.sample_args(ref.op.tool, "train", rng)))
         jobs = [(t, a) for t, a in jobs if a is not None]
         results = await asyncio.gather(*(executor.call(t, a) for t, a in jobs))
-        for (t, _), res in zip(jobs, results):
+        for (t, a), res in zip(jobs, results):
             if res.ok and res.records:
+                sampler.add_context(t, a)
                 samples.setdefault(t, []).extend(res.records[:50])
                 sampler.harvest(t, res.records, (field_kinds or {}).get(t))
     return samples
@@ -130,6 +149,7 @@ class Verifier:
         self.baseline: dict[str, bool] = {}
         self.log: list[dict] = []
         self.executions = 0
+        self.attempts: dict[tuple[str, str], int] = {}
 
     async def compute_baseline(self) -> None:
         """Does each tool return data on its own example inputs? (tells 'empty' apart)."""
@@ -175,20 +195,55 @@ class Verifier:
                 out.append(e)
         return out
 
+    def _primary(self, edge: tuple[str, str], theta: dict[str, float]) -> str | None:
+        """The arm of `edge` with the highest Thompson sample (the binding under test)."""
+        best, key = None, None
+        for aid in self.edge_arms[edge]:
+            arm = self.arms[aid]
+            if arm.pruned:
+                continue
+            k = (arm.n < self.cfg.min_probes, theta[aid])  # coverage first: every arm gets probed
+            if best is None or k > key:
+                best, key = aid, k
+        return best
+
+    def _companions(self, edge: tuple[str, str], primary: str) -> list[str]:
+        """For B's other required params, the edge's best arm so far (bound from the same record)."""
+        main = self.arms[primary]
+        req = set(self.sampler.required(edge[1]))
+        best: dict[str, str] = {}
+        for aid in self.edge_arms[edge]:
+            arm = self.arms[aid]
+            p = arm.binding["to_param"]
+            if arm.pruned or p == main.binding["to_param"] or p not in req:
+                continue
+            key = (arm.mean, arm.binding["prior"])
+            if p not in best or key > (self.arms[best[p]].mean, self.arms[best[p]].binding["prior"]):
+                best[p] = aid
+        return list(best.values())
+
     async def _probe_path(self, start: tuple[str, str], theta: dict[str, float], split: str = "train") -> list[dict]:
-        """Probe a path starting with edge `start`; each further link uses the previous B output."""
+        """Probe a path starting with edge `start`; each further link uses the previous B output.
+
+        On every link one arm is under test (Thompson's pick); companions only complete B's
+        required parameters, and only the tested arm is credited with the outcome."""
         rng = random.Random(self.rng.random())
         events = []
         edge = start
         a_result = a_args = None
+        from kopa_bench.client.result import ToolResult
+
         for depth in range(self.cfg.path_len):
-            arm_ids, _ = self._binding_set(edge, theta)
-            if not arm_ids:
+            primary = self._primary(edge, theta)
+            if primary is None:
                 break
-            bindings = [self.arms[i].binding for i in arm_ids]
+            arm = self.arms[primary]
+            bindings = [arm.binding] + [self.arms[i].binding for i in self._companions(edge, primary)]
+            check = (arm.sens_pos + arm.sens_neg) < self.cfg.sensitivity_checks
             pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
-                                  a_result=a_result, a_args=a_args, baseline=self.baseline)
-            events.append({"edge": edge, "arms": arm_ids, "outcome": pr.outcome, "depth": depth})
+                                  a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check)
+            events.append({"edge": edge, "arms": [primary], "outcome": pr.outcome, "depth": depth,
+                           "sensitive": pr.sensitive, "echoed": pr.echoed})
             if pr.outcome != "success":
                 break
             self.sampler.harvest(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
@@ -196,8 +251,6 @@ class Verifier:
             if not succ:
                 break
             nxt = max(succ, key=lambda s: self._binding_set((edge[1], s), theta)[1] + rng.random() * 1e-6)
-            from kopa_bench.client.result import ToolResult
-
             a_result = ToolResult(tool=edge[1], arguments=pr.b_args, ok=True, result_code="00", records=pr.b_records)
             a_args = pr.b_args
             edge = (edge[1], nxt)
@@ -212,16 +265,28 @@ class Verifier:
             if not live:
                 break
             theta = self._sample_theta()
-            scored = sorted(live, key=lambda e: -self._binding_set(e, theta)[1])
+            def score(e):
+                arms = [i for i in self.edge_arms[e] if not self.arms[i].pruned]
+                under = any(self.arms[i].n < cfg.min_probes for i in arms)
+                # Thompson sample, a coverage bonus for under-probed edges, and a penalty for
+                # edges whose upstream keeps failing (attempts that never reach B)
+                return max(theta[i] for i in arms) + 0.5 * under - 0.05 * self.attempts.get(e, 0)
+            scored = sorted(live, key=lambda e: -score(e))
             # batched Thompson: the top-sampled edges, cycling when paths exceed live edges
             starts = [scored[i % len(scored)] for i in range(min(cfg.paths_per_iter, len(scored) * 3))]
+            for e in starts:
+                self.attempts[e] = self.attempts.get(e, 0) + 1
             batches = await asyncio.gather(*(self._probe_path(e, theta) for e in starts))
             for events in batches:
                 for ev in events:
                     self.executions += 1
                     for aid in ev["arms"]:
-                        update(self.arms[aid], ev["outcome"], cfg)
-                    self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": ev["outcome"]})
+                        update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False))
+                    if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
+                        e0 = tuple(ev["edge"])
+                        self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
+                    self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": ev["outcome"],
+                                     "sensitive": ev.get("sensitive")})
             if progress:
                 progress(it + 1, cfg.iterations)
         return self.summary()
@@ -232,8 +297,10 @@ class Verifier:
         best: dict[str, Arm] = {}
         for aid in self.edge_arms[edge]:
             arm = self.arms[aid]
-            if arm.pruned or arm.successes == 0:
+            if arm.pruned or arm.successes == 0 or not arm.meaningful:
                 continue
+            if arm.sens_pos == 0 and arm.binding["to_param"] not in self.sampler.required(edge[1]):
+                continue  # an optional filter never shown to change B's answer
             p = arm.binding["to_param"]
             if p not in best or arm.mean > best[p].mean:
                 best[p] = arm
@@ -254,7 +321,7 @@ class Verifier:
             for a in arms:
                 b = dict(a.binding)
                 b.update(alpha=round(a.alpha, 3), beta=round(a.beta, 3), posterior=round(a.mean, 4),
-                         probes=a.n, successes=a.successes)
+                         probes=a.n, successes=a.successes, sensitive=a.sens_pos, insensitive=a.sens_neg)
                 bindings.append(b)
             vg.add_edge(*edge, bindings=bindings, posterior=round(mean, 4), prior=self.g.edges[edge]["prior"],
                         cross_domain=self.g.edges[edge].get("cross_domain", False))
@@ -265,7 +332,10 @@ class Verifier:
     def summary(self) -> dict[str, Any]:
         outcomes: dict[str, int] = {}
         for ev in self.log:
-            outcomes[ev["outcome"]] = outcomes.get(ev["outcome"], 0) + 1
+            o = ev["outcome"]
+            if o == "success" and ev.get("sensitive") is False:
+                o = "success_insensitive"
+            outcomes[o] = outcomes.get(o, 0) + 1
         vg = self.verified_graph()
         return {"candidate_edges": self.g.number_of_edges(), "candidate_bindings": len(self.arms),
                 "verified_edges": vg.number_of_edges(), "pruned_arms": sum(a.pruned for a in self.arms.values()),

@@ -55,8 +55,8 @@ def fake():
     c = FakeClient(default="nodata")
     c.add(TM, {}, recs_tm)
     c.add(NEAR, {}, recs_near)
-    for st in ("종로구", "중구"):
-        c.add(RT, {"stationName": st}, recs_rt)
+    for i, st in enumerate(("종로구", "중구")):  # each station has its own readings
+        c.add(RT, {"stationName": st}, [{**recs_rt[0], "pm10Value": str(31 + 9 * i)}])
     c.add(CTP, {}, recs_ctp)
     c.add(LST, {}, recs_lst)
     return c
@@ -85,6 +85,17 @@ def test_posterior_structural_vs_environmental():
     update(c, "transient", cfg)
     assert a.mean > 0.5 > c.mean > b.mean
     assert (0.5 - b.mean) > 3 * (0.5 - c.mean)
+
+
+def test_insensitive_success_counts_against_the_binding():
+    from edge_synth.verify import Arm, VerifyConfig, update
+
+    cfg = VerifyConfig()
+    good, ignored = Arm("a", "b", {}, 2.0, 2.0), Arm("a", "b", {}, 2.0, 2.0)
+    update(good, "success", cfg, sensitive=True)
+    update(ignored, "success", cfg, sensitive=False)  # another upstream value, same B answer
+    assert good.mean > 0.5 > ignored.mean
+    assert good.meaningful and not ignored.meaningful
 
 
 def _verify(cat, iterations=6):
@@ -203,13 +214,13 @@ def test_resume_and_dataset_roundtrip(synth_env, tmp_path):
     assert m1["hash"] == m2["hash"]
     import datasets
 
-    ds = datasets.load_dataset(str(tmp_path / "ds1"), "rl")
+    ds = datasets.load_dataset(str(tmp_path / "ds1"), "rl", cache_dir=str(tmp_path / "hfc"))
     n = sum(len(ds[s]) for s in ds)
     assert n == len(full)
     from kopa_bench.tasks import Task
 
     Task.model_validate(json.loads(ds["train"][0]["task"]))
-    g = datasets.load_dataset(str(tmp_path / "ds1"), "graph", split="train")
+    g = datasets.load_dataset(str(tmp_path / "ds1"), "graph", split="train", cache_dir=str(tmp_path / "hfc"))
     assert len(g) == vg.number_of_edges()
 
 

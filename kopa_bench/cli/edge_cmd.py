@@ -41,7 +41,7 @@ def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed:
 
 
 @app.command("verify")
-def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations: int = 30, paths: int = 300,
+def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations: int = 30, paths: int = 600,
                path_len: int = 2, held_out: Optional[str] = None) -> None:
     """Candidates + Thompson-sampled probe verification (out/verified.json, verify_summary.json)."""
     from edge_synth.pipeline import run_graph_and_verify
@@ -70,10 +70,7 @@ def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: i
 
     async def go(prog, task):
         e = Edge(seed=seed, exclude_platforms=_excl(held_out))
-        await e.bootstrap()
-        for t, recs in e.samples.items():
-            if t in vg:
-                e.sampler.harvest(t, recs, vg.nodes[t].get("field_kinds"))
+        await e.prepare(vg)
         audit = await synthesize(vg, e, out / "trajectories", per_shape, seed, paraphrase=para,
                                  progress=lambda i, n: prog.update(task, completed=i, total=n))
         await e.client.aclose()
@@ -99,10 +96,7 @@ def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Optio
 
     async def go():
         e = Edge(seed=0)
-        await e.bootstrap()
-        for t, recs in e.samples.items():
-            if t in g:
-                e.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        await e.prepare(g)
         r = await precision_and_share(g, vg, e.executor, e.sampler, n=reprobe)
         await e.client.aclose()
         return e, r
