@@ -181,8 +181,9 @@ def peak_rss_mb(pid: int) -> float | None:
         return None
 
 
-def sandbox_cmd(port: int) -> list[str]:
-    return [sys.executable, "-m", "kopa_bench.cli", "sandbox", "serve", "--host", "127.0.0.1", "--port", str(port)]
+def sandbox_cmd(port: int, workers: int = 1) -> list[str]:
+    return [sys.executable, "-m", "kopa_bench.cli", "sandbox", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--workers", str(workers)]
 
 
 def mixed_targets(n_per_tool: int = 50) -> list[str]:
@@ -217,17 +218,34 @@ def sandbox_ok(status: int, body: bytes) -> bool:
     return not any(m in head for m in (b"OpenAPI_ServiceResponse", b"ERROR-", b'"err"', b"INFO-100", b"INVALID_KEY"))
 
 
-def run(requests: int = 20000, concurrency: int = 64) -> dict:
+def peak_rss_tree_mb(pid: int) -> float | None:
+    """Peak RSS of the server and its worker processes (uvicorn --workers), summed."""
+    total, seen = 0.0, False
+    for p in [pid, *children(pid)]:
+        v = peak_rss_mb(p)
+        if v is not None:
+            total, seen = total + v, True
+    return total if seen else None
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def run(requests: int = 20000, concurrency: int = 64, workers: int = 1) -> dict:
     port = free_port()
     targets = mixed_targets()
-    proc = start(sandbox_cmd(port), port, "/__kopa/health")
+    proc = start(sandbox_cmd(port, workers), port, "/__kopa/health")
     try:
         asyncio.run(hammer("127.0.0.1", port, targets, min(500, requests), concurrency, sandbox_ok))  # warm-up
         res = asyncio.run(hammer("127.0.0.1", port, targets, requests, concurrency, sandbox_ok))
-        res["server_peak_rss_mb"] = peak_rss_mb(proc.pid)
+        res["server_peak_rss_mb"] = peak_rss_tree_mb(proc.pid)
     finally:
         stop(proc)
-    res.update(concurrency=concurrency, distinct_targets=len(targets))
+    res.update(concurrency=concurrency, distinct_targets=len(targets), workers=workers)
     return res
 
 
@@ -235,16 +253,18 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=20000)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=1, help="`kopa sandbox serve --workers`")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    res = run(a.requests, a.concurrency)
+    res = run(a.requests, a.concurrency, a.workers)
     if a.json:
         print(json.dumps(res))
     else:
-        print(f"{res['requests']} requests at concurrency {res['concurrency']} ({res['distinct_targets']} distinct calls)")
+        print(f"{res['requests']} requests at concurrency {res['concurrency']} ({res['distinct_targets']} distinct calls, "
+              f"{res['workers']} worker(s))")
         print(f"  zero-error (2xx + platform success): {res['ok']}   errors: {res['errors']} {res['error_kinds'] or ''}")
         print(f"  p50 {res['p50_ms']:.1f} ms   p99 {res['p99_ms']:.1f} ms   {res['rps']:.0f} req/s   ({res['wall_s']:.1f} s)")
-        print(f"  server peak RSS: {res['server_peak_rss_mb']:.0f} MiB")
+        print(f"  server peak RSS (all workers): {res['server_peak_rss_mb']:.0f} MiB")
     return res
 
 

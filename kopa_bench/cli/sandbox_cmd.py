@@ -16,17 +16,29 @@ mcp_app = typer.Typer(no_args_is_help=True, help="Expose the catalog over MCP.")
 def serve(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(8000),
           keys: Optional[str] = typer.Option(None, help="comma-separated valid keys (default KOPA-SANDBOX)"),
           faults: Optional[str] = typer.Option(None, help="fault injection RATE[:kind,...], e.g. 0.2:quota,timeout"),
-          seed: int = typer.Option(None, help="world seed")) -> None:
+          seed: int = typer.Option(None, help="world seed"),
+          workers: int = typer.Option(1, min=1, help="uvicorn worker processes, each reading the same world file "
+                                                     "(with --faults, each worker draws its own fault sequence)")) -> None:
     """Serve the sandbox over HTTP (uvicorn)."""
+    import os
+
     import uvicorn
 
     from ..sandbox import FaultConfig, create_app
     from ..world import DEFAULT_SEED, get_world
 
     key_set = {k.strip() for k in keys.split(",")} if keys else None
-    app = create_app(world=get_world(seed if seed is not None else DEFAULT_SEED), keys=key_set,
-                     faults=FaultConfig.parse(faults))
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    fault_cfg = FaultConfig.parse(faults)  # a bad --faults fails here, before any worker starts
+    world = get_world(seed if seed is not None else DEFAULT_SEED)  # built once, before workers open it
+    if workers == 1:
+        app = create_app(world=world, keys=key_set, faults=fault_cfg)
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        return
+    from ..sandbox.app import SERVE_ENV
+
+    os.environ[SERVE_ENV] = json.dumps({"keys": sorted(key_set) if key_set else None, "faults": faults, "seed": seed})
+    uvicorn.run("kopa_bench.sandbox.app:app_from_env", factory=True, workers=workers, host=host, port=port,
+                log_level="warning", access_log=False)
 
 
 @sandbox_app.command("urls")

@@ -85,9 +85,13 @@ class EpisodeWriter:
     async def write(self, ep: Episode) -> None:
         line = (ep.to_jsonl() + "\n").encode("utf-8")
         async with self._lock:
-            self._fh.write(line)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            # the fsync waits for the disk: off the event loop, so other episodes keep running
+            await asyncio.to_thread(self._append, line)
+
+    def _append(self, line: bytes) -> None:
+        self._fh.write(line)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         self._fh.close()
@@ -206,8 +210,11 @@ def _merge_tasks(run_dir: Path, tasks: list[Task]) -> list[Task]:
 class GoldCache:
     """Each task's gold program executed once (per cache), shared by concurrent episodes."""
 
-    def __init__(self, client: Any, clock: Any = None):
+    def __init__(self, client: Any, clock: Any = None, shared: Any = None):
         self.client, self.clock = client, clock
+        # a scripted agent bound to this same client has run (or will run) the same gold program:
+        # `shared(task)` returns its (run, facts), or None when it could not run it
+        self.shared = shared
         self._runs: dict[str, tuple[GoldRun, list[ResolvedFact]] | Exception] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -215,8 +222,12 @@ class GoldCache:
         async with self._locks.setdefault(task.id, asyncio.Lock()):
             if task.id not in self._runs:
                 try:
-                    run = await execute_program(task, self.client, self.clock)
-                    self._runs[task.id] = (run, compute_answer(task, run, self.clock))
+                    hit = await self.shared(task) if self.shared is not None else None
+                    if hit is not None:
+                        self._runs[task.id] = hit
+                    else:
+                        run = await execute_program(task, self.client, self.clock)
+                        self._runs[task.id] = (run, compute_answer(task, run, self.clock))
                 except Exception as exc:
                     self._runs[task.id] = exc
         hit = self._runs[task.id]
@@ -269,6 +280,27 @@ def score_run(run_dir: str | Path, *, world: Any = None, catalog: Any = None) ->
 
     scores, failures = asyncio.run(go())
     return scores, failures, meta
+
+
+def _scripted_gold(backend: Any, gold_client: Any):
+    """The gold runs of a scripted agent (oracle, first-call) bound to the scoring client: it
+    executes exactly the program the scorer would (same client, same clock), so scoring reuses
+    its run instead of executing every gold call a second time."""
+    from kopa_bench.runner.scripted import ScriptedBackend
+
+    if not isinstance(backend, ScriptedBackend) or backend._client is not gold_client:
+        return None
+
+    async def shared(task: Task) -> tuple[GoldRun, list[ResolvedFact]] | None:
+        run, facts, error = await backend.gold(task)
+        return None if run is None else (run, facts)  # None: the scorer runs it itself (and reports why it fails)
+
+    return shared
+
+
+def _expected_turns(task: Task) -> int:
+    """Assistant turns a task takes when every call succeeds: one per gold group, plus the answer."""
+    return len({s.group for s in task.program}) + 1
 
 
 # ---- the runner ----------------------------------------------------------------------------------
@@ -344,6 +376,10 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
     finished = read_episodes(out / EPISODES, repair=True)
     done = {(e.task_id, e.seed) for e in finished}
     todo = [(t, s) for s in range(seeds) for t in tasks if (t.id, s) not in done]
+    if concurrency > 1:
+        # Longest first: with N slots, a long episode started last leaves the other slots idle
+        # at the end. A task's gold groups are a cheap estimate of the turns it takes.
+        todo.sort(key=lambda ts: -_expected_turns(ts[0]))
     skipped = len(tasks) * seeds - len(todo)
 
     if backend is None:
@@ -353,7 +389,7 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
     gold_client = spec.gold_client()
     if hasattr(backend, "bind"):  # scripted agents: their tasks and the client gold runs on
         backend.bind(all_tasks, gold_client)
-    gold = GoldCache(gold_client)
+    gold = GoldCache(gold_client, shared=_scripted_gold(backend, gold_client))
     agent_client = spec.agent_client()
     writer = EpisodeWriter(out / EPISODES)
     sem = asyncio.Semaphore(concurrency)

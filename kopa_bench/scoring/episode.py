@@ -12,14 +12,14 @@ STATE     share of the records the gold needed (picked + fact sources) the agent
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from kopa_bench.runner.episode import CallRecord, Episode
 from kopa_bench.scoring.matching import Matching, match_calls, norm_value
-from kopa_bench.scoring.normalize import fact_in_text, value_in_records
+from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.picks import apply_pick
@@ -76,6 +76,36 @@ def _canon(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
+def _has_nan(value: Any) -> bool:
+    t = type(value)
+    if t is str or value is None or t is int or t is bool:
+        return False
+    if isinstance(value, float):
+        return value != value
+    if isinstance(value, dict):
+        return any(map(_has_nan, value.values()))
+    if isinstance(value, (list, tuple)):
+        return any(map(_has_nan, value))
+    return False
+
+
+_TARGETS: "OrderedDict[int, tuple[dict, str, bool]]" = OrderedDict()
+_TARGETS_MAX = 8192
+
+
+def _target(record: dict[str, Any]) -> tuple[str, bool]:
+    """(canonical JSON, has NaN) of a gold record. Gold records are scored against many
+    episodes, so this is memoised by identity; the cache holds the record, so its id stays its own."""
+    hit = _TARGETS.get(id(record))
+    if hit is not None and hit[0] is record:
+        return hit[1], hit[2]
+    canon, nan = _canon(record), _has_nan(record)
+    _TARGETS[id(record)] = (record, canon, nan)
+    if len(_TARGETS) > _TARGETS_MAX:
+        _TARGETS.popitem(last=False)
+    return canon, nan
+
+
 class _Received:
     """Everything the agent received: records (as shown) and counts per tool."""
 
@@ -90,14 +120,65 @@ class _Received:
             total = c.result.total_count if c.result.total_count is not None else len(c.records)
             self.counts.add((c.tool, "total_count", total))
             self.counts.add((c.tool, "count", len(shown)))
-        self.canon = {_canon(r) for r in self.records}
         # totalCount is shown to the model too, so a count read from it is grounded
         self.with_counts = self.records + [{"totalCount": n} for _, f, n in self.counts if f == "total_count"]
+        self.values = RecordValues(self.with_counts)  # every field value, normalised once per kind
+        self._canon_set: set[str] | None = None
+        self._buckets: dict[str, tuple[dict[Any, list[dict]], list[dict]]] = {}
+        self._seen: dict[int, bool] = {}
+
+    def _bucket(self, key: str) -> tuple[dict[Any, list[dict]], list[dict]]:
+        """Received records by their value of `key` (unhashable values kept aside)."""
+        hit = self._buckets.get(key)
+        if hit is None:
+            by: dict[Any, list[dict]] = {}
+            odd: list[dict] = []
+            for r in self.records:
+                try:
+                    by.setdefault(r.get(key), []).append(r)
+                except TypeError:
+                    odd.append(r)
+            hit = self._buckets[key] = (by, odd)
+        return hit
+
+    def has_record(self, record: dict[str, Any]) -> bool:
+        """Was `record` received, equal as canonical JSON? Only the received records that are
+        `==` to it are serialised: canonical-JSON equality implies `==` when no NaN is involved."""
+        hit = self._seen.get(id(record))  # the gold's own record objects, alive while scoring
+        if hit is not None:
+            return hit
+        target, nan = _target(record)
+        if nan:
+            if self._canon_set is None:
+                self._canon_set = {_canon(r) for r in self.records}
+            hit = target in self._canon_set
+        else:
+            if record:
+                key = next(iter(record))
+                by, odd = self._bucket(key)
+                try:
+                    cands = by.get(record[key], [])
+                except TypeError:
+                    cands = [r for rs in by.values() for r in rs]
+                if odd:
+                    cands = [*cands, *odd]
+            else:
+                cands = self.records
+            # list.index compares with == in C; only the == hits are serialised and compared exactly
+            hit, i = False, 0
+            while not hit:
+                try:
+                    i = cands.index(record, i) + 1
+                except ValueError:
+                    break
+                hit = _canon(cands[i - 1]) == target
+        self._seen[id(record)] = hit
+        return hit
 
     def has_source(self, gold: GoldRun, step: str, index: int | None, field: str | None) -> bool:
         run = gold.step(step)
         if index is not None:
-            return _canon(run.records[index]) in self.canon
+            return self.has_record(run.records[index])
         n = run.total_count if field == "total_count" and run.total_count is not None else len(run.records)
         return (run.tool, field or "count", n) in self.counts
 
@@ -121,7 +202,28 @@ class _View:
         self.args, self.ok, self.result_code = call.arguments or {}, True, call.result.result_code
 
 
-def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching) -> EdgeScore:
+def _picked(picks: dict, gold: GoldRun, src_step, source: str, calls: list[CallRecord], i: int) -> tuple[int | None, dict | None]:
+    if not src_step.pick:
+        return None, None
+    hit = picks.get((source, i))
+    if hit is None:
+        resolver = picks.get(None)
+        if resolver is None:
+            resolver = picks[None] = gold.resolver()
+        try:
+            hit = apply_pick(src_step.pick, calls[i].records, resolver)
+        except RefError as exc:
+            hit = exc
+        picks[(source, i)] = hit
+    if isinstance(hit, RefError):
+        raise hit
+    return hit
+
+
+def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching,
+                picks: dict | None = None) -> EdgeScore:
+    """`picks` (per episode): (source step, call index) -> the gold's pick re-applied to that call,
+    shared by the edges that read the same call."""
     base = dict(step=edge.step, arg=edge.arg, source_step=edge.source_step, path=edge.path)
     ci = m.corresponding.get(edge.step)
     if ci is None:
@@ -134,10 +236,10 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
     ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
     first = m.corresponding.get(edge.source_step)
     ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
-    gold_resolver = gold.resolver()
+    picks = {} if picks is None else picks
     for i in ups:
         try:
-            picked = apply_pick(src_step.pick, calls[i].records, gold_resolver) if src_step.pick else (None, None)
+            picked = _picked(picks, gold, src_step, edge.source_step, calls, i)
             view = _View(edge.source_step, calls[i], picked)
             r = Resolver({edge.source_step: view})
             raw = r.path(parse_ref(edge.path))
@@ -165,7 +267,7 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     for f in facts:
         stated = fact_in_text(f, episode.final_answer)
         if f.direct and f.kind != "bool":
-            grounded = value_in_records(f, recv.with_counts)
+            grounded = recv.values.contains(f)
         else:
             grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
         fact_scores.append(FactScore(id=f.id, value=f.value, stated=stated, grounded=stated and grounded))
@@ -182,7 +284,8 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     if extra > 0:
         diag.append(f"{extra} call(s) matched no gold step")
 
-    edges = [_edge_score(task, gold, e, calls, m) for e in gold.edges]
+    picks: dict = {}
+    edges = [_edge_score(task, gold, e, calls, m, picks) for e in gold.edges]
     diag += [f"edge {e.step}.{e.arg} <- {e.path}: {e.detail}" for e in edges if not e.satisfied]
 
     needed: list[tuple[str, int | None, str | None]] = [(r.step_id, r.picked_index, None) for r in executed if r.picked_index is not None]

@@ -8,6 +8,7 @@ round to the gold value, a fact tolerance, small Korean counts (세 건). Dates:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -166,7 +167,15 @@ def normalize_text(text: str) -> str:
 
 
 def normalize_code(value: Any) -> str:
-    return re.sub(r"[\s\-_]", "", unicodedata.normalize("NFKC", str(value))).upper()
+    return _normalize_code(str(value))
+
+
+_CODE_SEP_RE = re.compile(r"[\s\-_]")
+
+
+@lru_cache(maxsize=65536)
+def _normalize_code(value: str) -> str:
+    return _CODE_SEP_RE.sub("", unicodedata.normalize("NFKC", value)).upper()
 
 
 def bool_stated(gold: bool, text: str, context: str | None = None) -> bool:
@@ -233,28 +242,99 @@ def _values(records: Iterable[dict[str, Any]]) -> Iterable[Any]:
                 yield v
 
 
-def value_in_records(value: Any, records: Iterable[dict[str, Any]]) -> bool:
-    """Does a fact (or a bare value) appear as some field value of `records`?"""
+def _fact_kind(value: Any) -> tuple[str, Any]:
+    """(kind, gold value) of a fact, a fact dict or a bare value (the rules value_in_records uses)."""
     kind = _get(value, "kind", None) if not isinstance(value, (str, int, float, bool)) else None
     gold = _get(value, "value") if kind else value
-    kind = kind or ("number" if isinstance(gold, (int, float)) and not isinstance(gold, bool) else "text")
-    for v in _values(records):
-        if v is None:
-            continue
+    return kind or ("number" if isinstance(gold, (int, float)) and not isinstance(gold, bool) else "text"), gold
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_NUMBER_START = frozenset("0123456789+-.iInN")
+
+
+def _flat_values(records: Iterable[dict[str, Any]]) -> list[Any]:
+    """The non-None values `_values` yields, with flat records taken whole (C-level)."""
+    out: list[Any] = []
+    for rec in records:
+        vals = rec.values()
+        if set(map(type, vals)) <= _SCALARS:
+            out.extend(vals)
+        else:
+            out.extend(_values([rec]))
+    return [v for v in out if v is not None]
+
+
+@lru_cache(maxsize=1 << 17)
+def _text_number(value: str) -> float | None:
+    """`_float(value.replace(" ", ""))`, memoised, without raising on the many values that are text."""
+    text = value.replace(" ", "").replace(",", "").lstrip()
+    # float() needs a digit, sign, point, inf or nan first (after whitespace); most values are names
+    if not text or not (text[0] in _NUMBER_START or text[0].isdecimal()):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+class RecordValues:
+    """Every field value of some records, walked once and indexed lazily per kind, so that
+    many facts can be looked up without normalising every value again for every fact.
+
+    `contains(fact)` answers exactly what `value_in_records(fact, records)` answers: a number
+    within tolerance, the same date, code or bool, or a name equal to / containing the gold."""
+
+    def __init__(self, records: Iterable[dict[str, Any]]):
+        # str(v) is what every normaliser starts from; the memoised normalisers then run at C speed
+        self._texts = list(map(str, _flat_values(records)))
+        self._numbers: list[float] | None = None
+        self._codes: set[str] | None = None
+        self._bools: set[bool] | None = None
+        self._names: set[str] | None = None
+        self._names_blob = ""
+
+    def _has_number(self, gold: float, tol: float) -> bool:
+        if self._numbers is None:
+            self._numbers = [n for n in map(_text_number, self._texts) if n is not None]
+        return any(abs(n - gold) <= tol for n in self._numbers)
+
+    def _has_date(self, gold: tuple[int, int, int | None]) -> bool:
+        # every date pattern starts with the 4-digit year, so an ASCII value without the
+        # year's digits cannot parse to the gold date
+        year = str(gold[0])
+        return any(parse_date(t) == gold for t in self._texts if year in t or not t.isascii())
+
+    def contains(self, value: Any) -> bool:
+        kind, gold = _fact_kind(value)
+        if not self._texts:
+            return False
         if kind == "number":
-            n = _float(str(v).replace(" ", ""))
             tol = max(_get(value, "tolerance") or 0.0, 1e-9 * max(1.0, abs(float(gold))))
-            if n is not None and abs(n - float(gold)) <= tol:
-                return True
-        elif kind == "date":
-            if parse_date(v) is not None and parse_date(v) == parse_date(gold):
-                return True
-        elif kind == "code":
-            if normalize_code(v) == normalize_code(gold):
-                return True
-        elif kind == "bool":
-            if parse_bool(v) is not None and parse_bool(v) == (gold if isinstance(gold, bool) else parse_bool(gold)):
-                return True
-        elif normalize_name(v) == normalize_name(gold) or (normalize_name(gold) and normalize_name(gold) in normalize_name(v)):
-            return True
-    return False
+            return self._has_number(float(gold), tol)
+        if kind == "date":
+            g = parse_date(gold)
+            return g is not None and self._has_date(g)
+        if kind == "code":
+            if self._codes is None:
+                self._codes = set(map(_normalize_code, self._texts))
+            return normalize_code(gold) in self._codes
+        if kind == "bool":
+            if self._bools is None:
+                self._bools = {b for b in map(parse_bool, self._texts) if b is not None}
+            g = gold if isinstance(gold, bool) else parse_bool(gold)
+            return g is not None and g in self._bools
+        if self._names is None:
+            self._names = set(map(_normalize_name, self._texts))
+            # normalised names hold no whitespace, so a newline cannot join two of them into a match
+            self._names_blob = "\n".join(self._names)
+        g = normalize_name(gold)
+        if not g:
+            return g in self._names
+        return g in self._names_blob
+
+
+def value_in_records(value: Any, records: Iterable[dict[str, Any]]) -> bool:
+    """Does a fact (or a bare value) appear as some field value of `records`?
+    (To look up many facts in the same records, build one RecordValues.)"""
+    return RecordValues(records).contains(value)

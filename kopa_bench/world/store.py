@@ -75,13 +75,17 @@ class World:
             self._handlers[spec] = fn
         return fn
 
+    @staticmethod
+    def _memo_key(op, params: dict[str, Any], offset: int, limit: int | None) -> tuple:
+        return (op.tool, tuple(sorted((k, v) for k, v in params.items())), offset, limit)
+
     def rows_for(self, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], int]:
         """The records an operation returns for validated params, paged; plus the total count.
 
         The world is read-only and every answer is a pure function of (operation, params,
         page), so answers are memoised: benchmark gold re-runs, EDGE probes and retries ask
         the same questions many times. Callers get fresh dicts, never the cached ones."""
-        key = (op.tool, tuple(sorted((k, v) for k, v in params.items())), offset, limit)
+        key = self._memo_key(op, params, offset, limit)
         with self._memo_lock:
             hit = self._memo.get(key)
             if hit is not None:
@@ -94,6 +98,11 @@ class World:
                     self._memo.popitem(last=False)
         rows, total = hit
         return [dict(r) for r in rows], total
+
+    def clear_memo(self) -> None:
+        """Forget memoised answers (benchmarks use it to time the uncached path)."""
+        with self._memo_lock:
+            self._memo.clear()
 
     def _compute_rows(self, op, params: dict[str, Any], offset: int, limit: int | None) -> tuple[list[dict[str, Any]], int]:
         if op.handler:

@@ -1,0 +1,102 @@
+"""ResponseMemo: replay the rendered answer to a GET the sandbox has already answered.
+
+Without fault injection the sandbox is deterministic: the world is read-only and its clock is
+fixed, so an answer depends only on the method, the path, the query string and (odcloud) the
+Authorization header. Benchmark runs ask the same questions many times (the gold program, the
+agent, the scorer's gold; EDGE probes; load tests), and rendering a large answer as XML or JSON
+costs more than finding it, so the bytes of each answer are kept (LRU, bounded in bytes).
+Server errors, streamed answers and requests with a body are never memoised.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+
+class AnswerStore:
+    """The memoised answers (LRU, bounded in bytes and entries); one per app, in app.state.answers."""
+
+    def __init__(self, max_bytes: int = 64 * 2 ** 20, max_entries: int = 8192):
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self._memo: OrderedDict[tuple, tuple[dict, bytes]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple) -> tuple[dict, bytes] | None:
+        with self._lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+            return hit
+
+    def put(self, key: tuple, start: dict, body: bytes) -> None:
+        with self._lock:
+            if key in self._memo or len(body) > self.max_bytes // 8:
+                return
+            self._memo[key] = (start, body)
+            self._bytes += len(body)
+            while self._memo and (self._bytes > self.max_bytes or len(self._memo) > self.max_entries):
+                _, (_, old) = self._memo.popitem(last=False)
+                self._bytes -= len(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._memo.clear()
+            self._bytes = 0
+
+
+class ResponseMemo:
+    def __init__(self, app, store: AnswerStore | None = None):
+        self.app = app
+        self.store = store if store is not None else AnswerStore()
+
+    @staticmethod
+    def _key(scope) -> tuple | None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return None
+        auth = b""
+        for name, value in scope.get("headers") or ():
+            if name == b"content-length" and value not in (b"", b"0") or name == b"transfer-encoding":
+                return None  # a GET with a body: not a plain question
+            if name == b"authorization":
+                auth = value
+        return scope["path"], scope.get("query_string", b""), auth
+
+    async def __call__(self, scope, receive, send) -> None:
+        key = self._key(scope)
+        if key is None:
+            await self.app(scope, receive, send)
+            return
+        hit = self.store.get(key)
+        if hit is not None:
+            start, body = hit
+            await send(start)
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return
+        start_msg: dict[str, Any] = {}
+        chunks: list[bytes] = []
+        complete = False
+
+        async def capture(message) -> None:
+            nonlocal complete
+            if message["type"] == "http.response.start":
+                start_msg.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    complete = True
+            await send(message)
+
+        await self.app(scope, receive, capture)
+        status = start_msg.get("status", 500)
+        if not complete or status >= 500 or len(chunks) != 1:  # streamed or failed: not a stable answer
+            return
+        body = chunks[0]
+        start = {"type": "http.response.start", "status": status, "headers": list(start_msg.get("headers") or [])}
+        self.store.put(key, start, body)
