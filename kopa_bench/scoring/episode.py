@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kopa_bench.runner.episode import CallRecord, Episode
-from kopa_bench.scoring.matching import Matching, match_calls, norm_value
+from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task
@@ -246,8 +246,10 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
             expected = r.transform(edge.transform, raw, edge.transform_args) if edge.transform else raw
         except RefError:
             continue
-        exp, got = norm_value(expected), norm_value(typed)
-        ok = (str(exp) in str(got)) if edge.template else exp == got
+        if edge.template:
+            ok = norm_text(expected) in norm_text(typed)
+        else:
+            ok = norm_value(expected) == norm_value(typed)
         if ok:
             return EdgeScore(**base, satisfied=True, detail=f"from call #{i}")
     why = "no earlier successful call to " + src_tool if not ups else f"{typed!r} is not what its own {src_tool} call returned"

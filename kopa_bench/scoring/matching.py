@@ -25,6 +25,12 @@ IGNORED_ARGS = frozenset({
 })
 
 
+def norm_text(v: Any) -> str:
+    """Text form for substring checks (a value embedded in a templated argument): no number
+    parsing, so '807' stays '807' and is found in '태평로1가 807'."""
+    return "" if v is None else " ".join(unicodedata.normalize("NFKC", str(v)).split()).lower()
+
+
 def norm_value(v: Any) -> Any:
     """Canonical form for comparing argument values: numbers as floats, strings NFKC/trimmed/lower."""
     if isinstance(v, list):
