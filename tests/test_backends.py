@@ -377,3 +377,25 @@ def test_gguf_real_model_calls_tool(tmp_path_factory, monkeypatch):
     logging.getLogger(__name__).info("gguf: %d tokens in %.1fs", turn.usage.completion_tokens, dt)
     assert [(c.name, c.error) for c in turn.tool_calls] == [("get_weather", None)], turn.raw_text
     assert turn.tool_calls[0].arguments["city"].lower() == "seoul"
+
+
+def test_llamacpp_spec_is_registered_and_rejects_unknown_models():
+    from kopa_bench.runner.backends import make_backend, registered_backends
+
+    assert "llamacpp" in registered_backends()
+    with pytest.raises(ValueError, match="llamacpp:qwen2.5-coder-0.5b"):
+        make_backend("llamacpp:some-other-model")
+
+
+@pytest.mark.slow
+def test_llamacpp_backend_emits_a_parseable_tool_call():
+    pytest.importorskip("llama_cpp")
+    from kopa_bench.runner.backends import make_backend
+
+    backend = make_backend("llamacpp:qwen2.5-coder-0.5b")
+    tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
+                                               "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                              "required": ["city"]}}}]
+    turn = backend.generate_sync([{"role": "user", "content": "What is the weather in Seoul? Use the tool."}], tools)
+    assert turn.tool_calls and turn.tool_calls[0].name == "get_weather"
+    assert turn.tool_calls[0].arguments.get("city", "").lower().startswith("seoul")

@@ -40,7 +40,7 @@ def select_tasks(split: str = "test", tasks_file: Optional[Path] = None, ids: Op
 
 
 @app.command("run")
-def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<url>#<model>, hf:<path>, gguf:..., oracle, no-tool, first-call"),
+def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<url>#<model>, hf:<path>, gguf:qwen2.5-coder-0.5b, llamacpp:qwen2.5-coder-0.5b, oracle, no-tool, first-call"),
         out: Path = typer.Option(..., "--out", help="run directory (rerun the same command to resume)"),
         split: str = typer.Option("test", help="task split: test | dev"),
         tasks_file: Optional[Path] = typer.Option(None, "--tasks-file", help="run the tasks of this JSON file instead of a split"),
@@ -56,6 +56,7 @@ def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<ur
         temperature: Optional[float] = typer.Option(None, help="default 0, or 0.7 when --seeds > 1"),
         max_tool_records: int = typer.Option(500, help="records per tool result shown to the model (answers that count or average over more need paging)"),
         max_tokens: int = typer.Option(1024, help="generation limit per turn"),
+        tool_lang: str = typer.Option("both", help="tool description language: both | ko | en"),
         progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     """Run a model on the benchmark; one JSONL line per finished episode."""
     from kopa_bench.runner.batch import RunDirError, run_benchmark
@@ -66,6 +67,7 @@ def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<ur
         res = run_benchmark(selected, model, out, seeds=seeds, concurrency=concurrency, client_backend=backend, cache=cache,
                             cache_mode=cache_mode, faults=faults, max_steps=max_steps, temperature=temperature,
                             max_tool_records=max_tool_records, max_tokens=max_tokens, progress=progress, source=source,
+                            tool_lang=tool_lang,
                             **CLIENT_DEFAULTS)
     except (RunDirError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)

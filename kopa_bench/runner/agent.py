@@ -64,13 +64,13 @@ def build_messages(task: Task, now: datetime) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system_prompt(now)}, {"role": "user", "content": task.query}]
 
 
-def offered_tools(task: Task, catalog: Catalog) -> list[dict[str, Any]]:
+def offered_tools(task: Task, catalog: Catalog, lang: str = "both") -> list[dict[str, Any]]:
     """JSON-schema tool definitions for the tools this task offers (a misconfigured task raises)."""
     missing = [t for t in task.tools if t not in catalog]
     if missing:
         raise ValueError(f"task {task.id} offers tools {missing} that are not in the catalog; "
                          "fix the task's `tools` (`kopa bench check-data` lists such problems)")
-    return tool_schemas(catalog, list(dict.fromkeys(task.tools)))
+    return tool_schemas(catalog, list(dict.fromkeys(task.tools)), lang=lang)
 
 
 def _error_result(tool: str, args: dict | None, kind: str, message: str) -> ToolResult:
@@ -112,7 +112,7 @@ def _unique_ids(turn: AssistantTurn, step: int, seen: set[str]) -> None:
 async def run_episode(task: Task, backend: Backend, client: Any, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS,
                       temperature: float = 0.0, max_tool_records: int | None = DEFAULT_MAX_TOOL_RECORDS,
                       max_tokens: int = 1024, catalog: Catalog | None = None, clock: Any = None,
-                      model: str | None = None, backend_label: str | None = None) -> Episode:
+                      model: str | None = None, backend_label: str | None = None, tool_lang: str = "both") -> Episode:
     """Run `backend` on `task` with tools executed by `client`; returns the finished Episode.
 
     Args:
@@ -125,11 +125,15 @@ async def run_episode(task: Task, backend: Backend, client: Any, *, seed: int = 
         max_tool_records: records per result shown to the model (None = all).
         clock: world clock (WorldClock / ISO string); default: the client's world clock.
         model, backend_label: recorded in the episode (default: the backend's name / client's backend).
+        tool_lang: language of the tool descriptions (both | ko | en); "ko" halves a small
+            model's prompt.
     """
     if max_steps < 1:
         raise ValueError(f"max_steps={max_steps}; it must be at least 1")
     catalog = catalog or getattr(client, "catalog", None) or get_catalog()
-    tools = offered_tools(task, catalog)
+    if tool_lang not in ("both", "ko", "en"):
+        raise ValueError(f"tool_lang={tool_lang!r}; use both, ko or en")
+    tools = offered_tools(task, catalog, tool_lang)
     offered = set(task.tools)
     messages = build_messages(task, world_now(client, clock))
     ep = Episode(task_id=task.id, seed=seed, model=model or getattr(backend, "model_name", "") or type(backend).__name__,

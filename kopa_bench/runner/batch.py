@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 EPISODES, RUN_JSON, TASKS_JSON = "episodes.jsonl", "run.json", "tasks.json"
 SAMPLING_TEMPERATURE = 0.7  # used when --seeds > 1 and no temperature is given
 # Settings that change what an episode means; a resumed run must keep them.
-_FIXED = ("model", "client_backend", "world_hash", "max_steps", "temperature", "max_tool_records", "faults")
+_FIXED = ("model", "client_backend", "world_hash", "max_steps", "temperature", "max_tool_records", "faults", "tool_lang")
 
 
 class RunDirError(RuntimeError):
@@ -324,7 +324,7 @@ async def run_benchmark_async(
     client_backend: str = "sandbox", cache: str | None = None, cache_mode: str = "auto", faults: str | None = None,
     max_steps: int = DEFAULT_MAX_STEPS, temperature: float | None = None, max_tool_records: int | None = DEFAULT_MAX_TOOL_RECORDS,
     max_tokens: int = 1024, backend: Any = None, world: Any = None, catalog: Any = None, progress: bool = False,
-    on_episode: Callable[[Episode, EpisodeScore | None], None] | None = None, source: str = "",
+    on_episode: Callable[[Episode, EpisodeScore | None], None] | None = None, source: str = "", tool_lang: str = "both",
 ) -> RunResult:
     """Run every (task, seed) not yet in `out_dir/episodes.jsonl`; see the module docstring.
 
@@ -346,19 +346,20 @@ async def run_benchmark_async(
         return await _run(tasks, backend_spec, out, t_start, seeds=seeds, concurrency=concurrency, client_backend=client_backend,
                           cache=cache, cache_mode=cache_mode, faults=faults, max_steps=max_steps, temperature=temperature,
                           max_tool_records=max_tool_records, max_tokens=max_tokens, backend=backend, world=world,
-                          catalog=catalog, progress=progress, on_episode=on_episode, source=source)
+                          catalog=catalog, progress=progress, on_episode=on_episode, source=source, tool_lang=tool_lang)
     finally:
         lock.release()
 
 
 async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_backend, cache, cache_mode, faults,
-               max_steps, temperature, max_tool_records, max_tokens, backend, world, catalog, progress, on_episode, source):
+               max_steps, temperature, max_tool_records, max_tokens, backend, world, catalog, progress, on_episode, source,
+               tool_lang="both"):
     temp = temperature if temperature is not None else (0.0 if seeds == 1 else SAMPLING_TEMPERATURE)
     spec = ClientSpec(client_backend, cache=cache, cache_mode=cache_mode, faults=faults, world=world, catalog=catalog)
     config = {"model": redact(backend_spec), "client_backend": redact(client_backend), "world_hash": world_hash(spec),
               "max_steps": max_steps, "temperature": temp, "max_tool_records": max_tool_records, "faults": faults,
               "seeds": seeds, "concurrency": concurrency, "cache": cache, "cache_mode": cache_mode,
-              "max_tokens": max_tokens, "source": source}
+              "max_tokens": max_tokens, "source": source, "tool_lang": tool_lang}
     old = json.loads((out / RUN_JSON).read_text(encoding="utf-8")) if (out / RUN_JSON).exists() else None
     if old is not None:
         diff = {k: (old["config"].get(k), config[k]) for k in _FIXED if old["config"].get(k) != config[k]}
@@ -402,7 +403,8 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
             try:
                 ep = await run_episode(task, backend, agent_client, seed=seed, max_steps=max_steps, temperature=temp,
                                        max_tool_records=max_tool_records, max_tokens=max_tokens,
-                                       model=redact(backend_spec), backend_label=redact(client_backend))
+                                       model=redact(backend_spec), backend_label=redact(client_backend),
+                                       tool_lang=tool_lang)
             except Exception as exc:  # a misconfigured task or backend: record it, keep the run going
                 log.error("task %s seed %d failed: %s", task.id, seed, redact(str(exc)))
                 ep = Episode(task_id=task.id, seed=seed, model=redact(backend_spec), backend=redact(client_backend),

@@ -177,3 +177,5 @@ def _gguf_factory(rest: str, **kw: Any) -> Backend:
 register_backend("openai", _openai_factory, form="openai:<base_url>#<model>")
 register_backend("hf", _hf_factory, form="hf:<local path or hub id>")
 register_backend("gguf", _gguf_factory, form="gguf:qwen2.5-coder-0.5b")
+register_backend("llamacpp", "kopa_bench.runner.backends.llamacpp_backend:load_backend",
+                 form="llamacpp:qwen2.5-coder-0.5b")

@@ -1,0 +1,82 @@
+"""The bundled GGUF model on llama.cpp (``llamacpp:qwen2.5-coder-0.5b``): same model, same chat
+template and parser as ``gguf:``, about ten times faster on CPU.
+
+transformers de-quantises the GGUF to float32 and re-reads the whole prompt every turn; on 2
+cores one benchmark episode took ~12 minutes (24k prompt tokens over 5 turns). llama.cpp runs
+the Q4_K_M weights directly and keeps the KV cache of the previous prompt, so a turn only
+pays for the new tokens. The prompt is rendered with the GGUF's own Hugging Face chat
+template (tools included) and the output parsed by :func:`parse_with_tokenizer`, so the two
+backends differ only in the arithmetic.
+
+Needs ``pip install llama-cpp-python`` (it compiles llama.cpp: several minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import Any
+
+from kopa_bench.runner.backends.base import AssistantTurn, Backend, Usage, turn_index
+from kopa_bench.runner.backends.transformers_backend import template_messages
+from kopa_bench.runner.parsing import parse_with_tokenizer
+
+STOP = ["<|im_end|>", "<|endoftext|>"]
+
+
+class LlamaCppBackend(Backend):
+    kind = "llamacpp"
+
+    def __init__(self, model_path: str, tokenizer: Any, *, n_ctx: int = 16384, n_threads: int | None = None,
+                 model_name: str = "llamacpp"):
+        try:
+            from llama_cpp import Llama
+        except ModuleNotFoundError:
+            raise ModuleNotFoundError("the llamacpp: backend needs llama-cpp-python; fix: pip install "
+                                      "llama-cpp-python (compiles llama.cpp), or use gguf: (transformers)") from None
+        self.llm = Llama(model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(),
+                         verbose=False, logits_all=False)
+        self.tokenizer = tokenizer
+        self.model_name = model_name
+        self._lock = threading.Lock()  # one llama.cpp context is driven by one thread at a time
+
+    def render_prompt(self, messages: list[dict], tools: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(template_messages(messages), tools=tools or None,
+                                                  add_generation_prompt=True, tokenize=False)
+
+    async def generate(self, messages: list[dict], tools: list[dict], *, temperature: float = 0.0,
+                       seed: int | None = None, max_tokens: int = 1024) -> AssistantTurn:
+        return await asyncio.to_thread(self.generate_sync, messages, tools, temperature, seed, max_tokens)
+
+    def generate_sync(self, messages: list[dict], tools: list[dict], temperature: float = 0.0,
+                      seed: int | None = None, max_tokens: int = 1024) -> AssistantTurn:
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        prompt = self.render_prompt(messages, tools)
+        with self._lock:
+            out = self.llm.create_completion(prompt, max_tokens=max_tokens, temperature=temperature,
+                                             top_k=1 if temperature == 0 else 40, seed=seed if seed is not None else 0,
+                                             stop=STOP)
+        text = out["choices"][0]["text"]
+        usage = out.get("usage") or {}
+        parsed = parse_with_tokenizer(self.tokenizer, text, prefix=prompt, tools=tools or None,
+                                      id_prefix=f"call_{turn_index(messages)}")
+        return AssistantTurn(content=parsed.content, tool_calls=parsed.tool_calls,
+                             usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                                         completion_tokens=int(usage.get("completion_tokens", 0))),
+                             raw_text=text, reasoning=parsed.reasoning)
+
+
+def load_backend(name: str = "qwen2.5-coder-0.5b", **kw: Any) -> LlamaCppBackend:
+    """Factory behind ``llamacpp:qwen2.5-coder-0.5b``: the assembled, hash-checked bundled GGUF."""
+    from transformers import AutoTokenizer
+
+    from kopa_bench.runner.backends.gguf_model import ALIASES, MODEL_ALIAS, assemble_gguf
+
+    if name.strip().lower() not in ALIASES:
+        raise ValueError(f"unknown GGUF model {name!r}; the only bundled one is 'llamacpp:{MODEL_ALIAS}'")
+    path = assemble_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, local_files_only=True)
+    kw.setdefault("model_name", f"{MODEL_ALIAS}-instruct-q4_k_m-llamacpp")
+    return LlamaCppBackend(str(path), tokenizer, **kw)
