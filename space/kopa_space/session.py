@@ -42,7 +42,11 @@ class ModelChoice:
         if self.kind == "oracle":
             return "oracle"
         if self.kind == "gguf":
-            return "gguf:qwen2.5-coder-0.5b"
+            # llama.cpp runs the same GGUF ~3.5x faster on CPU; transformers when it is absent
+            import importlib.util
+
+            fast = importlib.util.find_spec("llama_cpp") is not None
+            return "llamacpp:qwen2.5-coder-0.5b" if fast else "gguf:qwen2.5-coder-0.5b"
         if self.kind == "local":
             if not target or not Path(target).expanduser().is_dir():
                 raise UserFacingError(f"**체크포인트 폴더가 없습니다: `{target or '(비어 있음)'}`**\n\n"
