@@ -18,7 +18,7 @@ from typing import Any
 import networkx as nx
 
 from .retriever import ToolRetriever, tokenize
-from .values import RECORD_TRANSFORMS, WEAK_FROM_KINDS, infer_kind, transforms_for
+from .values import RECORD_TRANSFORMS, SIDO_SHORT, WEAK_FROM_KINDS, infer_kind, transforms_for
 
 # Paging, format and version switches: never the target of a data-flow binding.
 CONTROL_PARAMS = re.compile(r"^(numOfRows|pageNo|pIndex|pSize|ver|returnType|dataType|type|_type|MobileOS|"
@@ -86,7 +86,7 @@ def infer_io_kinds(catalog: Any, samples: dict[str, list[dict]] | None = None) -
                 continue
             vals = [v for v in ([p.example] + list(p.enum or [])) if v is not None]
             kind = infer_kind(p.name, f"{p.desc_ko} {p.desc_en}", vals)
-            if p.enum and all(str(v) in __import__("edge_synth.values", fromlist=["SIDO_SHORT"]).SIDO_SHORT for v in p.enum):
+            if p.enum and all(str(v) in SIDO_SHORT for v in p.enum):
                 kind = "sido_short"
             params[op.tool][p.name] = {"kind": kind, "desc": f"{p.desc_ko} {p.desc_en}".strip(),
                                        "required": p.required and p.default is None}

@@ -8,11 +8,11 @@ round to the gold value, a fact tolerance, small Korean counts (세 건). Dates:
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from functools import lru_cache
 from typing import Any, Iterable
+from kopa_bench.transforms.regions import SIDO
 
 _BIG = {"조": 10**12, "억": 10**8, "천만": 10**7, "백만": 10**6, "십만": 10**5, "만": 10**4, "천": 10**3}
 _NUM_RE = re.compile(r"(?<![\d.])([-+]?\d[\d,]*(?:\.\d+)?)\s*(조|억|천만|백만|십만|만|천)?")
@@ -23,12 +23,10 @@ _COUNTERS = "건개명곳표회번대석채"
 _SMALL_RE = re.compile(r"(하나|다섯|여섯|일곱|여덟|아홉|한|두|둘|세|셋|석|네|넷|열)\s*([" + _COUNTERS + "])")
 
 # long administrative names -> the short form people (and AirKorea's sidoName) use
-SIDO_ALIASES = {
-    "서울특별시": "서울", "부산광역시": "부산", "대구광역시": "대구", "인천광역시": "인천", "광주광역시": "광주",
-    "대전광역시": "대전", "울산광역시": "울산", "세종특별자치시": "세종", "경기도": "경기", "강원특별자치도": "강원",
-    "강원도": "강원", "충청북도": "충북", "충청남도": "충남", "전북특별자치도": "전북", "전라북도": "전북",
-    "전라남도": "전남", "경상북도": "경북", "경상남도": "경남", "제주특별자치도": "제주", "제주도": "제주",
-}
+# (from the one 시도 table in kopa_bench.transforms; of the other names only the former 도
+# names, since "서울시" -> "서울" would also rewrite "서울시청")
+SIDO_ALIASES = {full: short for _, full, short, _ in SIDO} | {
+    o: short for _, _, short, others in SIDO for o in others if o.endswith("도")}
 _ALIAS_RE = re.compile("|".join(sorted(SIDO_ALIASES, key=len, reverse=True)))
 
 YES_WORDS = ("예", "네", "맞아", "맞습니다", "맞아요", "그렇습니다", "그래요", "입니다", "이에요", "예요", "이야",

@@ -8,15 +8,10 @@ map and chains like dong -> TM coordinates -> nearest station always work.
 
 from __future__ import annotations
 
+from ...transforms.regions import SIDO
 from ..refdata import table_rows
 
-SIDO_SHORT = {
-    "서울특별시": "서울", "부산광역시": "부산", "대구광역시": "대구", "인천광역시": "인천",
-    "광주광역시": "광주", "대전광역시": "대전", "울산광역시": "울산", "세종특별자치시": "세종",
-    "경기도": "경기", "충청북도": "충북", "충청남도": "충남", "전라남도": "전남",
-    "경상북도": "경북", "경상남도": "경남", "제주특별자치도": "제주", "강원특별자치도": "강원",
-    "전북특별자치도": "전북",
-}
+SIDO_SHORT = {full: short for _, full, short, _ in SIDO}
 
 
 def _nospace(s: str) -> str:
