@@ -28,7 +28,7 @@ STOP = ["<|im_end|>", "<|endoftext|>"]
 class LlamaCppBackend(Backend):
     kind = "llamacpp"
 
-    def __init__(self, model_path: str, tokenizer: Any, *, n_ctx: int = 16384, n_threads: int | None = None,
+    def __init__(self, model_path: str, tokenizer: Any, *, n_ctx: int = 32768, n_threads: int | None = None,
                  model_name: str = "llamacpp"):
         try:
             from llama_cpp import Llama
