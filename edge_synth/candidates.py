@@ -21,8 +21,12 @@ from .retriever import ToolRetriever, tokenize
 from .values import RECORD_TRANSFORMS, SIDO_SHORT, WEAK_FROM_KINDS, infer_kind, transforms_for
 
 # Paging, format and version switches: never the target of a data-flow binding.
+# Counts and row windows (numOfRows, totalCount, START_INDEX ...) only page through a result: a value
+# bound into them from another tool changes B's answer without any data flowing (audit: 4 of 29
+# invalid edges in the first hand audit were numbers bound into START_INDEX/END_INDEX).
 CONTROL_PARAMS = re.compile(r"^(numOfRows|pageNo|pIndex|pSize|ver|returnType|dataType|type|_type|MobileOS|"
-                            r"MobileApp|serviceKey|KEY|Type|display|start|page|perPage|resultType|format)$", re.I)
+                            r"MobileApp|serviceKey|KEY|Type|display|start|end|page|perPage|resultType|format|"
+                            r"START_INDEX|END_INDEX|currentPage|countPerPage|totalCount|newEstPrdCnt)$", re.I)
 
 _LATLON_PAIRS = (("lat", "lon"), ("latitude", "longitude"), ("mapy", "mapx"), ("gpslati", "gpslong"),
                  ("gpsLati", "gpsLong"), ("YPos", "XPos"), ("yPos", "xPos"),
@@ -107,11 +111,11 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
     trans = transforms_for(fk, pk)
     nsim = name_similarity(fname, pname)
     dsim = desc_similarity(finfo["desc"], pinfo["desc"]) if finfo["desc"] and pinfo["desc"] else 0.0
+    if nsim >= 0.99 and not any(t[0] == "identity" for t in trans):
+        # the same name on both sides (STAT_CODE, START_TIME): the value usually passes unchanged
+        trans = [("identity", {}, 0.5 if not trans else 1.0)] + list(trans)
     if not trans:
-        if nsim >= 0.99:
-            trans = [("identity", {}, 0.5)]
-        else:
-            return []
+        return []
     out = []
     for tname, targs, conf in trans[:2]:
         score = 0.45 * conf + 0.30 * nsim + 0.15 * dsim + 0.10 * neighbour

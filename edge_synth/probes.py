@@ -289,16 +289,40 @@ def _echoes(value: Any, records: list[dict]) -> bool:
     return False
 
 
+def inherited_args(sampler: SeedSampler, dst: str, a_args: dict[str, Any], bound: dict[str, Any]) -> dict[str, Any]:
+    """B's required parameters that A was called with under the same name (TAGO cityCode, NEIS
+    ATPT_OFCDC_SC_CODE): the shared context of both calls, passed through unchanged."""
+    if not a_args:
+        return {}
+    by_lower = {k.lower(): v for k, v in a_args.items()}
+    out = {}
+    op = sampler.catalog.get(dst).op
+    for name in sampler.required(dst):
+        if name in bound or name.lower() not in by_lower:
+            continue
+        v = by_lower[name.lower()]
+        p = op.param(name)
+        if v is not None and not isinstance(v, (dict, list)) and (p is None or value_fits(p, v)):
+            out[name] = v
+    return out
+
+
 async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[dict],
                      rng: random.Random, split: str = "train", a_result=None, a_args=None,
-                     baseline: dict[str, bool] | None = None, sensitivity: bool = False) -> LinkProbe:
+                     baseline: dict[str, bool] | None = None, sensitivity: bool = False,
+                     soft_companions: bool = False) -> LinkProbe:
     """Execute A (unless its result is given), bind, execute B; classify the link outcome.
 
     `bindings[0]` is the binding under test; the others are companions bound from the same record
-    (e.g. the second half of a composite key). B's other required parameters come from a remembered
+    (e.g. the second half of a composite key). B's required parameters that A was called with
+    under the same name pass through; B's other required parameters come from a remembered
     successful argument set of B that agrees most with the bound values, else from the sampler.
-    With `sensitivity`, a success is re-run with the tested binding fed from a *different* A record
-    (different bound value): identical B output means B ignores the value (`sensitive=False`).
+    With `soft_companions` (verification), a companion that cannot be bound from the record is
+    left out, and one whose parameter the sampler can fill is left out half of the time, so a
+    wrong companion (an adoption date bound into DEAL_YMD) does not sink the binding under test.
+    With `sensitivity`, a success is re-run with the tested binding fed a *different* value (from
+    another A record, else from another execution's value of the same field): identical B output
+    means B ignores the value (`sensitive=False`).
     """
     pr = LinkProbe(src, dst, bindings)
     if a_result is None:
@@ -314,19 +338,32 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     if a_kind != "success":
         pr.outcome, pr.detail = "upstream_" + a_kind, ""
         return pr
+    need = bindings[:1] if soft_companions else bindings
     recs = [r for r in a_result.records
-            if all(b.get("record_ref") or not _missing(r.get(b["from_field"])) for b in bindings)]
+            if all(b.get("record_ref") or not _missing(r.get(b["from_field"])) for b in need)]
     if not recs:
         pr.outcome, pr.detail = "transform", "no record carries the source fields"
         return pr
     rec = recs[0] if rng.random() < 0.5 else rng.choice(recs)
     args: dict[str, Any] = {}
     try:
-        for b in bindings:
-            args[b["to_param"]] = bind_value(b, rec)
+        args[bindings[0]["to_param"]] = bind_value(bindings[0], rec)
     except (ValueError, KeyError, TypeError) as exc:
         pr.outcome, pr.detail = "transform", str(exc)[:200]
         return pr
+    inherited = inherited_args(sampler, dst, pr.a_args, args)
+    for b in bindings[1:]:
+        if b["to_param"] in inherited and b["from_field"].lower() != b["to_param"].lower():
+            continue  # A's own argument of that name beats a differently named field
+        if soft_companions and sampler.pool(dst, b["to_param"], "any") and rng.random() < 0.5:
+            continue
+        try:
+            args[b["to_param"]] = bind_value(b, rec)
+        except (ValueError, KeyError, TypeError) as exc:
+            if not soft_companions:
+                pr.outcome, pr.detail = "transform", str(exc)[:200]
+                return pr
+    args.update({k: v for k, v in inherited.items() if k not in args})
     filled = sampler.sample_args(dst, split if split != "holdout" else "any", rng, fixed=args)
     if filled is None:
         pr.outcome, pr.detail = "unbound", "a required parameter of B cannot be filled"
@@ -340,17 +377,20 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         main = bindings[0]
         pr.echoed = _echoes(args[main["to_param"]], res.records)
         if sensitivity:
-            pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng)
-    elif kind == "empty" and baseline is not None and not baseline.get(dst, True):
-        kind = "empty_uninformative"  # B returns nothing even on its own examples
+            pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng, sampler)
+    elif kind == "empty" and baseline is not None and not baseline.get(dst, True) and not sampler.contexts.get(dst):
+        # B returned nothing on its own examples and on every input tried so far: the empty
+        # answer says nothing about this binding. Once B has answered some input, it does.
+        kind = "empty_uninformative"
     pr.outcome = kind
     pr.detail = (res.error.message[:200] if res.error else "")
     return pr
 
 
 async def _sensitivity(executor, dst: str, main: dict, recs: list[dict], rec: dict, args: dict, filled: dict,
-                       records: list[dict], rng: random.Random) -> bool | None:
-    """Counterfactual: bind the tested parameter from another record with a different value."""
+                       records: list[dict], rng: random.Random, sampler: SeedSampler | None = None) -> bool | None:
+    """Counterfactual: bind the tested parameter from another record with a different value; when
+    A returned a single record (a detail lookup), from the same field of another A execution."""
     p = main["to_param"]
     others = []
     for r in recs:
@@ -362,6 +402,14 @@ async def _sensitivity(executor, dst: str, main: dict, recs: list[dict], rec: di
             continue
         if str(v) != str(args[p]):
             others.append(v)
+    if not others and sampler is not None and not main.get("record_ref"):
+        for raw in sampler.by_field.get(main["from_field"].lower(), [])[:50]:
+            try:
+                v = bind_value(main, {main["from_field"]: raw})
+            except (ValueError, KeyError, TypeError):
+                continue
+            if str(v) != str(args[p]):
+                others.append(v)
     if not others:
         return None
     alt = dict(filled)

@@ -19,7 +19,7 @@ from kopa_bench.tasks import Task, compute_answer, execute_program
 from kopa_bench.tasks.program import ProgramError
 from kopa_bench.tasks.facts import FactError
 
-from .probes import SeedSampler
+from .probes import SeedSampler, inherited_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
@@ -60,8 +60,11 @@ class Synthesizer:
         res = await self.ex.call(tool, {k: v for k, v in args.items()})
         return res.records if res.ok else []
 
-    def _chain_step(self, sid: str, tool: str, prev: str, prev_tool: str, rng, selector="items[0]", group=0):
+    def _chain_step(self, sid: str, tool: str, prev: str, prev_tool: str, rng, selector="items[0]", group=0,
+                    prev_args: dict | None = None):
         bound = {b["to_param"]: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
+        # required params the previous step was called with under the same name (as in probing)
+        bound.update(inherited_args(self.sampler, tool, prev_args or {}, bound))
         args = step_args(self.sampler, tool, bound, rng)
         if args is None:
             return None
@@ -78,7 +81,8 @@ class Synthesizer:
         args = self.sampler.sample_args(start, "any", rng)
         steps = [{"id": "s1", "tool": start, "args": args, "group": 0}]
         for i, tool in enumerate(path[1:], start=2):
-            st = self._chain_step(f"s{i}", tool, f"s{i-1}", path[i - 2], rng, group=i - 1)
+            st = self._chain_step(f"s{i}", tool, f"s{i-1}", path[i - 2], rng, group=i - 1,
+                                  prev_args=steps[-1]["args"])
             if st is None:
                 return None
             steps.append(st)
@@ -93,7 +97,7 @@ class Synthesizer:
         outs = rng.sample(succ, min(len(succ), rng.choice([2, 3])))
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0}]
         for i, b in enumerate(outs, start=2):
-            st = self._chain_step(f"s{i}", b, "s1", a, rng, group=1)
+            st = self._chain_step(f"s{i}", b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
             if st is None:
                 return None
             steps.append(st)
@@ -108,7 +112,7 @@ class Synthesizer:
         b = rng.choice(successors(self.vg, a))
         pick = {"argmax" if rng.random() < 0.7 else "argmin": field}
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0, "pick": pick}]
-        st = self._chain_step("s2", b, "s1", a, rng, selector="picked", group=1)
+        st = self._chain_step("s2", b, "s1", a, rng, selector="picked", group=1, prev_args=steps[0]["args"])
         if st is None:
             return None
         steps.append(st)
@@ -140,7 +144,7 @@ class Synthesizer:
             return None
         steps = [{"id": "s1", "tool": a, "args": a1, "group": 0}, {"id": "s2", "tool": a, "args": a2, "group": 0}]
         for sid, src in (("s3", "s1"), ("s4", "s2")):
-            st = self._chain_step(sid, b, src, a, rng, group=1)
+            st = self._chain_step(sid, b, src, a, rng, group=1, prev_args=steps[int(src[1:]) - 1]["args"])
             if st is None:
                 return None
             steps.append(st)
@@ -157,7 +161,7 @@ class Synthesizer:
         cond_ref = f"$s1.items[0].{rng.choice(nums)}" if nums and rng.random() < 0.7 else "$s1.total_count"
         th = None  # threshold set after peeking at the real value
         for sid, b in (("s2", b1), ("s3", b2)):
-            st = self._chain_step(sid, b, "s1", a, rng, group=1)
+            st = self._chain_step(sid, b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
             if st is None:
                 return None
             steps.append(st)

@@ -36,6 +36,10 @@ _NAME_RULES: list[tuple[str, str]] = [
     ("dong_name", r"^(umd|emd|emdong)(_?nm|name)$|^umdname$|locallow"),
     ("address", r"addr|address|juso|locatadd|rdnma"),
     ("station_name", r"(station|statn|msrstn|sttn|node)(_?nm|name)$|^stationname$"),
+    ("bill_name", r"^bill_?name$"),
+    ("person_name", r"^(hg_?nm|proposer|rst_proposer)$"),
+    ("constituency", r"^orig_?nm$"),
+    ("meta", r"^(total_?count|numofrows|pageno|list_total_count|result_?code|result_?msg|data_?cnt)$"),
     ("yyyymm", r"ymd?$" ),
     ("hhmm", r"(base_?time|fcst_?time|_tm)$"),
     ("date", r"(date|_dt|ymd|basdt|locdate)$"),
@@ -56,13 +60,19 @@ _DESC_RULES: list[tuple[str, str]] = [
     ("tm_y", r"tm\s*y|tm northing"),
     ("kma_nx", r"예보지점\s*x|격자\s*x|grid x"),
     ("kma_ny", r"예보지점\s*y|격자\s*y|grid y"),
-    ("lawd5", r"지역코드|시군구\s*코드|lawd"),
+    ("lawd5", r"지역코드|시군구\s*코드|시군구\s*5|lawd"),
     ("legal_code", r"법정동\s*코드|행정(동|구역)\s*코드|region code|legal.?dong code"),
     ("sido_name", r"^시도(명|\s*이름)?|province|시도\s*이름|^시도 "),
     ("sgg_name", r"시군구명|^district$"),
     ("dong_name", r"읍면동(명)?|eup/myeon/dong|^dong$"),
     ("address", r"주소|address"),
     ("station_name", r"측정소명|정류소명|역명|station name"),
+    ("bill_name", r"법률안명|의안명"),
+    ("law_ref", r"참조조문"),
+    ("law_jo", r"조번호"),
+    ("law_name", r"법령명"),
+    ("person_name", r"의원\s*이름|의원명|제안자|대표발의자$|^이름$"),
+    ("constituency", r"^선거구$|^선거구\s*\(|^선거구 "),
     ("yyyymm", r"계약년월|년월|yyyymm"),
     ("date", r"일자|날짜|yyyymmdd|date"),
     ("datetime", r"일시|시각|측정일시|time"),
@@ -87,6 +97,8 @@ def kinds_from_text(name: str, desc: str = "") -> Counter:
             votes[kind] += 2.0 - rank * 0.02
             break
     d = (desc or "").lower()
+    if re.search(r"[가-힣]", name):
+        d = f"{name} {d}"  # Korean field names (law.go.kr) say what they hold
     for rank, (kind, rx) in enumerate(_DESC_RULES):
         if re.search(rx, d):
             votes[kind] += 1.5 - rank * 0.02
@@ -170,6 +182,10 @@ def infer_kind(name: str, desc: str = "", values: Iterable[Any] = ()) -> str:
     specific = {"legal_code", "date", "yyyymm", "datetime", "lat", "lon", "sido_name", "sido_short", "hhmm", "year"}
     if value_kind == "text" and text_kind in {"date", "datetime", "yyyymm", "hhmm", "year", "month", "lat", "lon"}:
         return "text"  # a name like 'dateName' holding words
+    if text_kind == "measure" and value_kind in {"year", "hhmm", "yyyymm", "month"}:
+        return "measure"  # a radius of 2000 is a distance, not a year
+    if text_kind == "id" and value_kind in {"year", "hhmm", "yyyymm", "month"}:
+        return "id"  # a 4-digit station code (0222) is not a time of day
     if value_kind in specific and text_kind in {"id", "name", "measure", "text", "address", "month", "year", "datetime", "date", "hhmm"} and value_kind != text_kind:
         if not (value_kind == "date" and text_kind in {"id"}):
             return value_kind
@@ -187,7 +203,9 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
     "sido_name": {"sido_short": [("sido_short", {}, 0.95)], "sido_name": [("identity", {}, 1.0)],
                   "neis_office": [("sido_to_neis_office", {}, 0.9)], "tour_area": [("sido_to_tourapi_area", {}, 0.9)]},
     "sido_short": {"sido_name": [("sido_full", {}, 0.9)], "sido_short": [("identity", {}, 1.0)]},
-    "address": {"sido_short": [("sido_short", {}, 0.7)], "address": [("identity", {}, 0.8)],
+    "address": {"sido_short": [("sido_short", {}, 0.7)],
+                "address": [("identity", {}, 0.8), ("first_tokens", {"n": 2}, 0.6)],
+                "dong_name": [("umd_from_address", {}, 0.7)],
                 "sido_name": [("first_tokens", {"n": 1}, 0.6)], "sgg_name": [("first_tokens", {"n": 2}, 0.5)]},
     "date": {"yyyymm": [("yyyymm", {}, 0.9)], "date": [("yyyymmdd", {}, 0.9), ("identity", {}, 0.85)],
              "year": [("year", {}, 0.85)], "month": [("month_2d", {}, 0.8)]},
@@ -202,6 +220,11 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
     "utmk_x": {"lat": [("utmk_to_lat", {}, 0.8)], "lon": [("utmk_to_lon", {}, 0.8)], "utmk_x": [("identity", {}, 1.0)]},
     "utmk_y": {"utmk_y": [("identity", {}, 1.0)]},
     "station_name": {"station_name": [("identity", {}, 1.0)]},
+    "bill_name": {"law_name": [("bill_to_law_name", {}, 0.9)], "bill_name": [("identity", {}, 1.0)]},
+    "law_ref": {"law_name": [("cited_law_name", {}, 0.9)], "law_jo": [("law_article_jo", {}, 0.9)]},
+    "law_name": {"law_name": [("identity", {}, 1.0)]},
+    "person_name": {"person_name": [("identity", {}, 1.0)]},
+    "constituency": {"address": [("constituency_district", {}, 0.85)], "constituency": [("identity", {}, 1.0)]},
     "dong_name": {"dong_name": [("identity", {}, 1.0)]},
     "sgg_name": {"sgg_name": [("identity", {}, 1.0)]},
     "id": {"id": [("identity", {}, 0.9)]},

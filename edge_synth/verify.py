@@ -29,6 +29,9 @@ import numpy as np
 
 from .probes import ENVIRONMENTAL, STRUCTURAL, SeedSampler, classify, probe_link, run_seed
 
+# Value kinds that only say *when*: bindings of these alone are not evidence of a relation.
+TEMPORAL_KINDS = frozenset({"date", "yyyymm", "year", "month", "datetime", "hhmm"})
+
 
 @dataclass
 class VerifyConfig:
@@ -241,7 +244,8 @@ class Verifier:
             bindings = [arm.binding] + [self.arms[i].binding for i in self._companions(edge, primary)]
             check = (arm.sens_pos + arm.sens_neg) < self.cfg.sensitivity_checks
             pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
-                                  a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check)
+                                  a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check,
+                                  soft_companions=True)
             events.append({"edge": edge, "arms": [primary], "outcome": pr.outcome, "depth": depth,
                            "sensitive": pr.sensitive, "echoed": pr.echoed})
             if pr.outcome != "success":
@@ -309,13 +313,29 @@ class Verifier:
         arms = list(best.values())
         return max(a.mean for a in arms), sorted(arms, key=lambda a: -a.mean)
 
+    def is_calendar(self, tool: str) -> bool:
+        """A tool whose required inputs are all dates/years/months (KASI holidays): its records
+        are keyed by date, so a date it returns names the entity itself."""
+        req = self.sampler.required(tool)
+        return bool(req) and all(self.sampler.param_kind.get((tool, p)) in TEMPORAL_KINDS for p in req)
+
+    def entity_evidence(self, edge: tuple[str, str], arms: list[Arm]) -> bool:
+        """Temporal bindings need shared-entity evidence: the edge also binds a non-temporal
+        value (a code, a name, coordinates), or the producer is a calendar tool. A date alone
+        passes the sensitivity check between any two dated tools (a measurement time -> the
+        year of solar terms), so on its own it proves executability, not a relation."""
+        if any(a.binding.get("to_kind") not in TEMPORAL_KINDS and a.binding.get("from_kind") not in TEMPORAL_KINDS
+               for a in arms):
+            return True
+        return self.is_calendar(edge[0])
+
     def verified_graph(self) -> nx.DiGraph:
         vg = nx.DiGraph()
         vg.add_nodes_from(self.g.nodes(data=True))
         for edge in self.edge_arms:
             mean, arms = self.edge_posterior(edge)
             arms = [a for a in arms if a.mean >= self.cfg.viable]
-            if not arms:
+            if not arms or not self.entity_evidence(edge, arms):
                 continue
             bindings = []
             for a in arms:
