@@ -51,8 +51,8 @@ def test_every_link_is_mapped_or_explained(catalog):
         assert by_op.get(_op_name(link["to_operation"])) == p["to_tool"], (i, link["to_operation"])
 
 
-def _task(index: int, catalog) -> Task:
-    prog = BY_INDEX[index]["program"]
+def _task(index: int, catalog, program: list[dict] | None = None) -> Task:
+    prog = program if program is not None else BY_INDEX[index]["program"]
     tools = list(dict.fromkeys(s["tool"] for s in prog))
     tools += [t for t in catalog.tool_names if t not in tools][: max(0, 5 - len(tools))]
     last = prog[-1]["id"]
@@ -69,10 +69,8 @@ def _params():
         yield pytest.param(i, id=f"link{i:02d}", marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
 
 
-@pytest.mark.parametrize("index", list(_params()))
-def test_reference_chain_executes(index, client, catalog):
-    spec = BY_INDEX[index]
-    task = _task(index, catalog)
+def _run_link_program(index: int, spec: dict, client, catalog, program: list[dict] | None = None) -> None:
+    task = _task(index, catalog, program)
     to_step = task.step(spec["to_step"])
     # the to step is bound to the from step (an argument, or the pick that plays the client-side filter)
     bound = {r.step for r in iter_refs(to_step.args)}
@@ -91,6 +89,45 @@ def test_reference_chain_executes(index, client, catalog):
     if to_step.pick is not None:
         assert to_run.picked is not None, f"link {index}: the pick on {to_step.id} matched no record"
     assert any(e.source_step == spec["from_step"] for e in to_run.edges) or to_step.pick is not None or to_step.condition is not None
+
+
+@pytest.mark.parametrize("index", list(_params()))
+def test_reference_chain_executes(index, client, catalog):
+    _run_link_program(index, BY_INDEX[index], client, catalog)
+
+
+NOT_EXECUTABLE = sorted(i for i, p in BY_INDEX.items() if p.get("not_executable"))
+
+
+@pytest.mark.parametrize("index", NOT_EXECUTABLE)
+def test_a_non_executable_link_runs_its_pattern_as_a_variant(index, client, catalog):
+    """A link left xfail because of the calendar still has its mechanism exercised: the same
+    to-step and pick, fed by a real operation whose date falls inside the world's horizon."""
+    variant = BY_INDEX[index].get("executable_variant")
+    assert variant, f"link {index} is not executable and has no executable_variant showing its pattern"
+    assert variant["to_tool"] == BY_INDEX[index]["to_tool"]
+    assert [s["tool"] for s in variant["program"]][-1] == variant["to_tool"]
+    _run_link_program(index, variant, client, catalog, variant["program"])
+
+
+def test_holiday_forecast_link_premise(world, call):
+    """Why link 26 is xfail: no KASI rest day falls on any fcstDate of the forecast at the world clock."""
+    from kopa_bench.transforms import apply_transform
+
+    now = world.clock.now()
+    base = {"base_date": apply_transform("kma_base_date", now), "base_time": apply_transform("kma_base_time", now)}
+    first = call("kma_getVilageFcst", nx=60, ny=127, numOfRows=1000, pageNo=1, **base)
+    assert first.ok and first.records, first.result_code
+    records = list(first.records)
+    for page in range(2, -(-first.total_count // 1000) + 1):
+        records += call("kma_getVilageFcst", nx=60, ny=127, numOfRows=1000, pageNo=page, **base).records
+    horizon = {r["fcstDate"] for r in records}
+    assert min(horizon) == now.strftime("%Y%m%d") and len(horizon) == 4, sorted(horizon)  # today .. day+3
+    rest_days = set()
+    for ym in sorted({d[:6] for d in horizon}):
+        rest_days |= {str(r["locdate"]) for r in call("kasi_getRestDeInfo", solYear=ym[:4], solMonth=ym[4:]).records}
+    assert "20261225" in rest_days  # the next 공휴일, three weeks out
+    assert not rest_days & horizon
 
 
 def test_every_bill_law_exists_in_law_search(world, call):

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import logging
 import os
 import pkgutil
 import random
+import struct
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,35 +143,155 @@ def source_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+# Byte-identical files (issue 2). Measured with duckdb 2.0.0 by `cmp -l` of two files written
+# from the same Arrow tables: equal data is not enough, three things differ.
+#  1. Parallel CREATE TABLE AS lays rows out differently (7.9 M bytes differ) -> threads=1.
+#  2. DuckDB writes blocks whose unused tails and gaps were never initialised, so ~4,200 bytes
+#     of stale heap memory (and the block checksums over them) differ even with threads=1, in a
+#     fresh process and through COPY FROM DATABASE alike. DuckDB has no setting to zero them,
+#     but its bundled jemalloc does: DUCKDB_JE_MALLOC_CONF=zero:true makes every allocation
+#     zero-filled. jemalloc reads it once when the library loads, so the file is written by a
+#     child process started with it (this process has imported duckdb already).
+#  3. The main header holds a random 16-byte database identifier (offset 124) and a checksum
+#     over the header (offset 0); a stale copy can sit in a database header (see
+#     stamp_database_identifier). We replace the identifier with bytes derived from the world's
+#     metadata and recompute the checksums, after checking that the stored checksum matches our
+#     implementation of DuckDB's, so an unknown header layout is left alone. The identifier
+#     only ties a WAL file to its database (none is left: the world is checkpointed and opened
+#     read-only), and DuckDB verifies the header checksum on open, which the build then does.
+#  The catalog also records the database's name, which is the file stem unless the file is
+#  ATTACHed under a fixed alias, as the writer does.
+# Verified on Linux with duckdb 2.0.0 and 2.0.1 (whole world twice, and each table written
+# three times in one process). duckdb 1.1.3 and 1.5.6 also vary the number of blocks a
+# checkpoint uses from run to run, which nothing here fixes: pyproject asks for duckdb>=2.0.
+# Where DuckDB is built without jemalloc (macOS, Windows wheels) point 2 stays and only the
+# content hash is reproducible.
+_MALLOC_ENV = "DUCKDB_JE_MALLOC_CONF"
+_HEADER_SIZE = 4096
+_DB_ID = slice(124, 140)
+
+
+def _duckdb_checksum(data: bytes) -> int:
+    """DuckDB's block checksum (src/common/checksum.cpp) over whole little-endian uint64 words."""
+    mask, result = (1 << 64) - 1, 5381
+    for (word,) in struct.iter_unpack("<Q", data):
+        result ^= (word * 0xBF58476D1CE4E5B9) & mask
+    return result
+
+
+def _checksum_ok(block: bytes) -> bool:
+    return len(block) == _HEADER_SIZE and struct.unpack_from("<Q", block)[0] == _duckdb_checksum(block[8:])
+
+
+def stamp_database_identifier(path: Path, identifier: bytes) -> bool:
+    """Replace the random database identifier in a DuckDB file's headers; False if the main
+    header is not the layout this was checked against (the file is then left untouched).
+
+    The file starts with the main header and two database headers of 4 KiB each, every one
+    led by its checksum. The first database header DuckDB writes carries the main header's
+    identifier at the same offset (stale bytes of the shared header buffer); it survives
+    until two checkpoints have overwritten both database headers, so a copy found there is
+    replaced too. A copy is recognised by its 16 random bytes, never by position alone."""
+    if len(identifier) != _DB_ID.stop - _DB_ID.start:
+        raise ValueError(f"identifier must be 16 bytes, got {len(identifier)}")
+    with open(path, "r+b") as f:
+        heads = [bytearray(f.read(_HEADER_SIZE)) for _ in range(3)]
+        if heads[0][8:12] != b"DUCK" or not _checksum_ok(bytes(heads[0])):
+            log.warning("%s: unknown DuckDB header layout (duckdb %s); identifier left as written, the file "
+                        "bytes will differ between builds", path, duckdb.__version__)
+            return False
+        old = bytes(heads[0][_DB_ID])
+        if not any(old):  # no identifier written: nothing random to replace
+            return True
+        for i, head in enumerate(heads):
+            if bytes(head[_DB_ID]) != old or not _checksum_ok(bytes(head)):
+                continue
+            head[_DB_ID] = identifier
+            struct.pack_into("<Q", head, 0, _duckdb_checksum(bytes(head[8:])))
+            f.seek(i * _HEADER_SIZE)
+            f.write(head)
+    return True
+
+
 def write_database(tables: dict[str, pa.Table], path: Path, meta: dict[str, str]) -> None:
-    tmp = path.with_suffix(".building")
-    for stale in (tmp, Path(str(tmp) + ".wal")):
+    """Write tables and meta into a new DuckDB file, single-threaded, checkpointed, no WAL.
+
+    Byte-identical output also needs the zero-filling allocator (see the note above
+    `_MALLOC_ENV`), which is why build_world_file runs this in a child process."""
+    for stale in (path, Path(str(path) + ".wal")):
         stale.unlink(missing_ok=True)
-    con = duckdb.connect(str(tmp))
+    con = duckdb.connect(":memory:", config={"threads": 1})
     try:
+        quoted = str(path).replace("'", "''")
+        con.execute(f"ATTACH '{quoted}' AS world")  # fixed alias: the catalog stores the name
+        con.execute("USE world")
         for name in sorted(tables):
             con.register("__src", tables[name])
             con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM __src')
             con.unregister("__src")
         con.execute("CREATE TABLE __world_meta (key VARCHAR, value VARCHAR)")
         con.executemany("INSERT INTO __world_meta VALUES (?, ?)", sorted(meta.items()))
-        con.execute("CHECKPOINT")
+        con.execute("CHECKPOINT world")
+        con.execute("USE memory")
+        con.execute("DETACH world")
     finally:
         con.close()
-    os.replace(tmp, path)  # atomic: readers never see a half-built world
+    if Path(str(path) + ".wal").exists():
+        raise RuntimeError(f"{path}: DuckDB left a WAL after CHECKPOINT; the world file would not be self-contained")
+
+
+def _build_child() -> None:
+    """Entry point of the build process: `python -c ... SEED NOW_ISO PATH`."""
+    seed, now, path = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+    clock = WorldClock(now)
+    tables = generate_tables(seed, clock)
+    meta = {"seed": str(seed), "clock": clock.now().isoformat(), "content_hash": content_hash(tables),
+            "world_version": WORLD_VERSION, "tables": str(len(tables))}
+    write_database(tables, path, meta)
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    conf = env.get(_MALLOC_ENV, "")
+    if "zero:true" not in conf:
+        env[_MALLOC_ENV] = f"{conf},zero:true" if conf else "zero:true"
+    root = str(Path(__file__).resolve().parents[2])  # the directory holding kopa_bench/
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _read_meta(path: Path) -> dict[str, str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return dict(con.execute("SELECT key, value FROM __world_meta").fetchall())
+    finally:
+        con.close()
 
 
 def build_world_file(seed: int = DEFAULT_SEED, clock: WorldClock | None = None, path: Path | None = None) -> tuple[Path, str]:
-    """Generate and write a world database; returns (path, content hash)."""
+    """Generate and write a world database; returns (path, content hash).
+
+    The same seed and clock give the same file bytes (on platforms whose DuckDB uses jemalloc,
+    see the note above `_MALLOC_ENV`); the content hash is recorded in `__world_meta`."""
     clock = clock or WorldClock()
     t0 = time.perf_counter()
-    tables = generate_tables(seed, clock)
-    digest = content_hash(tables)
     if path is None:
         path = cache_dir() / "world" / f"world-s{seed}-{clock.now().strftime('%Y%m%dT%H%M')}-{source_fingerprint()}.duckdb"
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"seed": str(seed), "clock": clock.now().isoformat(), "content_hash": digest,
-            "world_version": WORLD_VERSION, "tables": str(len(tables))}
-    write_database(tables, path, meta)
-    log.info("built world %s in %.1fs (%d tables, hash %s)", path.name, time.perf_counter() - t0, len(tables), digest[:12])
+    tmp = path.with_suffix(".building")
+    cmd = [sys.executable, "-c", "from kopa_bench.world.build import _build_child; _build_child()",
+           str(seed), clock.now().isoformat(), str(tmp)]
+    proc = subprocess.run(cmd, env=_child_env(), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"building the world (seed {seed}, clock {clock.now().isoformat()}) failed in its build "
+                           f"process with exit code {proc.returncode}:\n{proc.stderr[-4000:]}")
+    meta = _read_meta(tmp)
+    ident = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).digest()[:16]
+    stamp_database_identifier(tmp, ident)
+    if _read_meta(tmp) != meta:  # DuckDB verifies the header checksum here
+        raise RuntimeError(f"{tmp}: the world reads back differently after stamping its header")
+    os.replace(tmp, path)  # atomic: readers never see a half-built world
+    digest = meta["content_hash"]
+    log.info("built world %s in %.1fs (%s tables, hash %s)", path.name, time.perf_counter() - t0, meta["tables"], digest[:12])
     return path, digest
