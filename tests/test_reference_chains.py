@@ -69,7 +69,7 @@ def _params():
         yield pytest.param(i, id=f"link{i:02d}", marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
 
 
-def _run_link_program(index: int, spec: dict, client, catalog, program: list[dict] | None = None) -> None:
+def _run_link_program(index: int, spec: dict, client, catalog, program: list[dict] | None = None, clock=None) -> None:
     task = _task(index, catalog, program)
     to_step = task.step(spec["to_step"])
     # the to step is bound to the from step (an argument, or the pick that plays the client-side filter)
@@ -80,7 +80,7 @@ def _run_link_program(index: int, spec: dict, client, catalog, program: list[dic
         bound |= {r.step for r in iter_refs(to_step.condition.ref)}
     assert spec["from_step"] in bound, f"link {index}: step {to_step.id} does not reference {spec['from_step']}"
 
-    gold = asyncio.run(execute_program(task, client))
+    gold = asyncio.run(execute_program(task, client, clock))  # None: the default world clock
     for sid in (spec["from_step"], spec["to_step"]):
         run = gold.step(sid)
         assert not run.skipped, f"link {index}: {sid} skipped ({run.skip_reason})"
@@ -128,6 +128,24 @@ def test_holiday_forecast_link_premise(world, call):
         rest_days |= {str(r["locdate"]) for r in call("kasi_getRestDeInfo", solYear=ym[:4], solMonth=ym[4:]).records}
     assert "20261225" in rest_days  # the next 공휴일, three weeks out
     assert not rest_days & horizon
+
+
+@pytest.mark.parametrize("index", NOT_EXECUTABLE)
+def test_a_calendar_link_executes_when_its_premise_holds(index, catalog):
+    """Link 26 (rest day -> forecast fcstDate) executes end to end, unchanged, in a world whose
+    clock stands two days before 성탄절: the short-range forecast then covers 20261225. The world
+    is built from the clock, so this is the same generator at another "now", not a special case."""
+    from kopa_bench.client import KopaClient
+    from kopa_bench.sandbox import create_app
+    from kopa_bench.world.clock import WorldClock
+    from kopa_bench.world.store import get_world
+
+    when = BY_INDEX[index].get("premise_clock")
+    assert when, f"link {index} is not executable at the default clock and names no premise_clock where it is"
+    world = get_world(clock=WorldClock(when))
+    assert world.clock.now().isoformat().startswith(when[:16])
+    client = KopaClient(catalog=catalog, world=world, app=create_app(world=world, catalog=catalog))
+    _run_link_program(index, BY_INDEX[index], client, catalog, clock=world.clock)
 
 
 def test_every_bill_law_exists_in_law_search(world, call):
