@@ -31,7 +31,7 @@ def inprocess(calls: int) -> dict:
     each call validates, runs its query and renders. The warm figures (memo
     hit, what repeated calls cost) are reported beside it."""
     from kopa_bench.catalog import get_catalog
-    from kopa_bench.client import KopaClient
+    from kopa_bench.client import KopaClient, parse_memo
     from kopa_bench.protocols import validate_params
     from kopa_bench.world import get_world
 
@@ -52,6 +52,7 @@ def inprocess(calls: int) -> dict:
         for i in range(calls):
             world.clear_memo()
             answers.clear()
+            parse_memo.clear()  # the client's memo of parsed answers
             t0 = time.perf_counter()
             r = await client.call(TOOL, args[i % len(args)])
             full.append((time.perf_counter() - t0) * 1000)
@@ -70,7 +71,11 @@ def inprocess(calls: int) -> dict:
            "inprocess_call_p50_ms": statistics.median(full), "inprocess_call_p95_ms": _pct(full, 0.95),
            "inprocess_warm_call_p50_ms": statistics.median(warm)}
     out["inprocess_vs_raw_ratio_p50"] = out["inprocess_call_p50_ms"] / out["raw_query_p50_ms"]
+    out["inprocess_path"] = INPROCESS_PATH
     return out
+
+
+INPROCESS_PATH = "KopaClient('sandbox'): direct ASGI call (client/inprocess.py), no httpx"
 
 
 BARE_APP = """

@@ -177,3 +177,101 @@ def test_key_never_written(tmp_path, live_server) -> None:
     probe.write_text(f"x {quote(KEY, safe='')} y", encoding="utf-8")
     found = _scan(tmp_path)
     assert found and all(h.startswith(f"{probe}: ") for h in found)
+
+
+# ---- a key with URL-reserved characters, carried in the URL path (ECOS, Seoul) ---------------------
+SLASH_KEY = "ab/c+d=e%f"
+SLASH_FORMS = {SLASH_KEY, quote(SLASH_KEY, safe=""), quote(SLASH_KEY), quote_plus(SLASH_KEY),
+               quote(SLASH_KEY, safe="").lower()}
+PATH_KEY_CALLS = [
+    ("ecos_StatisticItemList", {"START": 1, "END": 10, "STAT_CODE": "731Y001"}),
+    ("ecos_KeyStatisticList", {"START": 1, "END": 5}),
+    ("seoul_SearchInfoBySubwayNameService", {"START_INDEX": 1, "END_INDEX": 5, "STATION_NM": "강남"}),
+    ("seoul_subway_realtimeStationArrival", {"START_INDEX": 0, "END_INDEX": 5, "statnNm": "강남"}),
+    ("airkorea_getCtprvnRltmMesureDnsty", {"sidoName": "서울", "ver": "1.3"}),  # key in the query string
+]
+
+
+def _calls_with_key(client) -> list:
+    import asyncio
+
+    async def go():
+        out = [await client.call(tool, args) for tool, args in PATH_KEY_CALLS]
+        await client.aclose()
+        return out
+
+    return asyncio.run(go())
+
+
+def _assert_no_slash_key(text: str) -> None:
+    leaked = [f for f in SLASH_FORMS if f in text]
+    assert not leaked, leaked
+
+
+def test_ecos_sends_the_key_as_one_encoded_segment(catalog) -> None:
+    from kopa_bench.protocols import ecos
+
+    ref = catalog.get("ecos_StatisticItemList")
+    spec = ecos.build_request(ref, {"START": 1, "END": 10, "STAT_CODE": "731Y001"}, SLASH_KEY, "http://h/ecos")
+    assert spec.url == "http://h/ecos/StatisticItemList/ab%2Fc%2Bd%3De%25f/json/kr/1/10/731Y001"
+    # the sandbox key is unchanged on the wire
+    spec = ecos.build_request(ref, {"START": 1, "END": 10, "STAT_CODE": "731Y001"}, "KOPA-SANDBOX", "http://h/ecos")
+    assert spec.url == "http://h/ecos/StatisticItemList/KOPA-SANDBOX/json/kr/1/10/731Y001"
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct-asgi", "httpx-asgi"])
+def test_path_key_with_reserved_characters_in_process(world, catalog, direct) -> None:
+    from kopa_bench.client import KopaClient
+    from kopa_bench.sandbox import create_app
+
+    app = create_app(world=world, catalog=catalog, keys={SLASH_KEY})
+    res = _calls_with_key(KopaClient(catalog=catalog, world=world, app=app, keys={"*": SLASH_KEY},
+                                     asgi_direct=direct, max_retries=0))
+    assert all(r.ok for r in res), [(r.tool, r.error) for r in res]
+    assert all(r.records for r in res)
+    for r in res:
+        _assert_no_slash_key(r.model_dump_json())
+    # the key is checked whole: its first path piece alone is refused
+    bad = _calls_with_key(KopaClient(catalog=catalog, world=world, app=app, keys={"*": "ab/c"},
+                                     asgi_direct=direct, max_retries=0))
+    assert [r.error.type if r.error else None for r in bad] == ["auth"] * len(PATH_KEY_CALLS)
+
+
+def test_path_key_with_reserved_characters_over_uvicorn(world, catalog) -> None:
+    """A real server (uvicorn, h11) decodes the raw path the same way."""
+    import threading
+
+    import uvicorn
+
+    from kopa_bench.client import KopaClient
+    from kopa_bench.sandbox import create_app
+
+    port = _free_port()
+    app = create_app(world=world, catalog=catalog, keys={SLASH_KEY})
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.time() + 30
+        while not server.started:
+            assert time.time() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        res = _calls_with_key(KopaClient(f"http://127.0.0.1:{port}", catalog=catalog, keys={"*": SLASH_KEY},
+                                         max_retries=0))
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert all(r.ok for r in res), [(r.tool, r.error) for r in res]
+    for r in res:
+        _assert_no_slash_key(r.model_dump_json())
+
+
+def test_redaction_removes_reserved_character_key_in_every_form() -> None:
+    from kopa_bench.client.redact import redact, register_secret
+
+    register_secret(SLASH_KEY)
+    text = " | ".join(sorted(SLASH_FORMS)) + " | serviceKey=" + quote_plus(SLASH_KEY) + "&x=1 | /ecos/S/" \
+        + quote(SLASH_KEY, safe="") + "/json"
+    out = redact(text)
+    _assert_no_slash_key(out)
+    assert out.count("***") >= len(SLASH_FORMS) + 2

@@ -1,7 +1,9 @@
 """KopaClient: the one executor every other part uses (benchmark, EDGE, training, Space).
 
 Backends:
-  "sandbox"          in-process sandbox app over httpx.ASGITransport (default; no server)
+  "sandbox"          in-process sandbox app, no server: body-less requests go straight to the ASGI
+                     app (client/inprocess.py, same scope and reading as httpx), the others
+                     over httpx.ASGITransport; `asgi_direct=False` sends all through httpx
   "http://host:port" a running `kopa sandbox serve`
   "live"             the real hosts, with the user's keys from environment variables
 plus an optional ReplayCache in front of any of them.
@@ -20,6 +22,8 @@ import httpx
 from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
 from ..protocols.base import Parsed, get_protocol, model_args_problem
 from .cache import CacheMiss, ReplayCache
+from . import parse_memo
+from .inprocess import ASGICall
 from .redact import redact, register_secret
 from .result import ToolErrorInfo, ToolResult
 
@@ -39,7 +43,8 @@ FIXES = {
 class KopaClient:
     def __init__(self, backend: str = "sandbox", *, catalog: Catalog | None = None, world=None,
                  keys: dict[str, str] | None = None, cache: ReplayCache | None = None, faults=None,
-                 timeout: float = 15.0, max_retries: int = 3, backoff_s: float = 0.2, app=None):
+                 timeout: float = 15.0, max_retries: int = 3, backoff_s: float = 0.2, app=None,
+                 asgi_direct: bool = True):
         self.catalog = catalog or get_catalog()
         self.backend = backend
         self.cache = cache
@@ -54,6 +59,8 @@ class KopaClient:
         self._faults = faults
         self._http: httpx.AsyncClient | None = None
         self._http_loop: asyncio.AbstractEventLoop | None = None
+        self.asgi_direct = asgi_direct and backend == "sandbox"
+        self._asgi: ASGICall | None = None
         if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
             raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
 
@@ -77,6 +84,16 @@ class KopaClient:
                 self._http = httpx.AsyncClient(timeout=self.timeout, limits=limits, follow_redirects=False)
             self._http_loop = loop
         return self._http
+
+    async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
+        """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""
+        if self.asgi_direct and spec.json is None:
+            if self._asgi is None:
+                self._asgi = ASGICall(self.app)
+            a = await self._asgi.request(spec.method, spec.url, spec.params or None)
+            return a.status_code, a.headers, a.content, a.text
+        resp = await self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json)
+        return resp.status_code, dict(resp.headers), resp.content, resp.text
 
     async def aclose(self) -> None:
         if self._http is not None:
@@ -154,16 +171,13 @@ class KopaClient:
             try:
                 # wait_for: the in-process ASGI transport ignores httpx time-outs, so a stalled
                 # endpoint (the `timeout` fault) would otherwise hang the run
-                resp = await asyncio.wait_for(
-                    self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json),
-                    timeout=self.timeout)
-                raw = resp.text
-                if resp.status_code >= 500:
-                    parsed = Parsed(False, f"HTTP{resp.status_code}", f"server error {resp.status_code}",
+                status, headers, content, raw = await asyncio.wait_for(self._send(spec), timeout=self.timeout)
+                if status >= 500:
+                    parsed = Parsed(False, f"HTTP{status}", f"server error {status}",
                                     error_type="transient", retryable=True)
                 else:
-                    parsed = proto.parse_response(ref, resp.status_code, dict(resp.headers), resp.content)
-                    if resp.status_code == 429 and not parsed.ok:  # rate limited: retry, then say so
+                    parsed = parse_memo.parse(proto, ref, status, headers, content)
+                    if status == 429 and not parsed.ok:  # rate limited: retry, then say so
                         parsed.error_type = "quota"
             except (httpx.TimeoutException, asyncio.TimeoutError):
                 parsed = Parsed(False, "TIMEOUT", f"no answer within {self.timeout:g}s", error_type="transient", retryable=True)

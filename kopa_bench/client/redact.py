@@ -12,10 +12,18 @@ _known: set[str] = set()
 _KEY_PARAM_RE = re.compile(r"(?i)((?:service_?key|key|oc|confmKey|apiKey|crtfc_key)=)[^&\s\"'<]+")
 
 
+_PCT_RE = re.compile(r"%[0-9A-F]{2}")
+
+
 def register_secret(secret: str | None) -> None:
-    """Remember a secret so every later `redact()` masks it (and its URL-encoded forms)."""
+    """Remember a secret so every later `redact()` masks it and its URL-encoded forms: as a
+    query value (quote_plus, what httpx sends), as a path segment ('/' encoded or not, for keys
+    that travel in the path: ECOS, Seoul), each also with lower-case hex escapes."""
     if secret and len(secret) >= 4 and secret != MASK:
-        _known.update({secret, quote(secret, safe=""), quote_plus(secret)})
+        forms = {quote(secret, safe=""), quote(secret), quote_plus(secret), quote_plus(secret, safe="/")}
+        forms |= {_PCT_RE.sub(lambda m: m.group(0).lower(), f) for f in forms}
+        _known.add(secret)
+        _known.update(f for f in forms if f != secret)
 
 
 def redact(text: str | None, extra: tuple[str, ...] = ()) -> str | None:
@@ -24,6 +32,11 @@ def redact(text: str | None, extra: tuple[str, ...] = ()) -> str | None:
     for s in sorted(_known.union(e for e in extra if e), key=len, reverse=True):
         if s in text:
             text = text.replace(s, MASK)
+    # Every name the pattern knows ends in "key=" or is "oc=": without either (any case) it cannot
+    # match, and scanning a 20 kB payload with the regex costs far more than this test.
+    low = text.lower()
+    if "key=" not in low and "oc=" not in low:
+        return text
     return _KEY_PARAM_RE.sub(lambda m: m.group(1) + MASK, text)
 
 

@@ -117,6 +117,21 @@ def decode_payload(body: bytes, *, hint: str = "", **xml_kwargs: Any) -> tuple[A
         return None, Parsed(False, "MALFORMED", f"unparseable payload{hint}: {exc}", error_type="transient", retryable=True)
 
 
+def path_segments(request, prefix: str) -> list[str]:
+    """The URL path after `prefix`, split on '/' *before* percent-decoding, each segment decoded.
+
+    ECOS and Seoul carry the service key as a path segment; a key with '/' (data.go.kr-style
+    keys often have '/', '+' and '=') travels as %2F, and splitting the decoded path would cut
+    the key in two. Falls back to the decoded `{rest}` when the server gives no raw_path."""
+    from urllib.parse import unquote
+
+    raw = request.scope.get("raw_path")
+    head = (prefix.rstrip("/") + "/").encode("ascii")
+    if raw and raw.startswith(head):
+        return [unquote(s) for s in raw[len(head):].split(b"?")[0].decode("latin-1").split("/")]
+    return request.path_params["rest"].split("/")
+
+
 def unexpected(what: str = "unexpected payload") -> Parsed:
     return Parsed(False, "MALFORMED", what, error_type="transient", retryable=True)
 

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
+from .base import Parsed, RequestSpec, as_text, decode_payload, path_segments, unexpected, validate_params
 
 XML_CT = "application/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -71,7 +71,7 @@ def routes(platform, ctx) -> list[Route]:
             ops[op.name] = ctx.catalog.get(op.tool)
 
     async def endpoint(request: Request) -> Response:
-        segs = [s for s in request.path_params["rest"].split("/")]
+        segs = path_segments(request, platform.sandbox_prefix)
         while segs and segs[-1] == "":
             segs.pop()
         service = segs[0] if segs else ""
@@ -129,8 +129,10 @@ def build_request(ref, args: dict[str, Any], key: str | None, base_url: str) -> 
         tail.append("?" if v is None or v == "" else str(v))
     while tail and tail[-1] == "?":
         tail.pop()
-    segs += tail
-    return RequestSpec("GET", f"{base_url}/" + "/".join(quote(s, safe="?") for s in segs))
+    # '?' stays literal in the item-code tail (ECOS's "any" placeholder); the key is encoded
+    # whole, so a key with '/', '+', '=', '%' or '?' arrives as one segment
+    parts = [quote(ref.op.name, safe="?"), quote(key or "", safe="")] + [quote(s, safe="?") for s in segs[2:] + tail]
+    return RequestSpec("GET", f"{base_url}/" + "/".join(parts))
 
 
 def parse_response(ref, status: int, headers: dict[str, str], body: bytes) -> Parsed:

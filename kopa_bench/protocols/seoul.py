@@ -31,7 +31,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, decode_payload, validate_params
+from .base import Parsed, RequestSpec, as_text, decode_payload, path_segments, validate_params
 
 XML_CT = "text/xml;charset=UTF-8"
 JSON_CT = "application/json;charset=UTF-8"
@@ -130,7 +130,7 @@ def make_router(platform, ctx, realtime: bool):
     err = error_rt if realtime else error_8088
 
     async def endpoint(request: Request) -> Response:
-        segs = request.path_params["rest"].split("/")
+        segs = path_segments(request, platform.sandbox_prefix)
         while segs and segs[-1] == "":
             segs.pop()
         key = segs[0] if segs else ""

@@ -18,6 +18,36 @@ from .clock import WorldClock
 
 log = logging.getLogger(__name__)
 _PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# A parenthesised sub-select; what precedes it says whether it is a scalar (folded) or a table/IN list.
+_SUBSELECT_RE = re.compile(r"\(\s*SELECT\b", re.IGNORECASE)
+_NOT_SCALAR_BEFORE = re.compile(r"(?:\bFROM|\bJOIN|\bIN|\bEXISTS|\bANY|\bALL|\bSOME|\bLATERAL|,)\s*$", re.IGNORECASE)
+
+
+def _closing_paren(sql: str, start: int) -> int | None:
+    """Index of the ')' matching the '(' at `start`, skipping quoted text; None if unbalanced."""
+    depth, i, n = 0, start, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"":
+            j = sql.find(c, i + 1)
+            while j != -1 and j + 1 < n and sql[j + 1] == c:  # doubled quote inside a literal
+                j = sql.find(c, j + 2)
+            if j == -1:
+                return None
+            i = j
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _sql_literal(value: Any, type_name: str) -> str:
+    text = "NULL" if value is None else "'" + str(value).replace("'", "''") + "'"
+    return f"CAST({text} AS {type_name})"
 
 
 class World:
@@ -62,10 +92,49 @@ class World:
     def _prepared(self, sql: str) -> tuple[str, list[str]]:
         hit = self._sql_cache.get(sql)
         if hit is None:
-            names = sorted(set(_PARAM_RE.findall(sql)))
-            hit = (sql, names)
+            folded = self._fold_constant_subqueries(sql)
+            names = sorted(set(_PARAM_RE.findall(folded)))
+            hit = (folded, names)
             self._sql_cache[sql] = hit
         return hit
+
+    def _fold_constant_subqueries(self, sql: str) -> str:
+        """Replace each parameter-free scalar sub-select by its value, computed once.
+
+        The world is read-only, so `(SELECT max(dataTime) FROM air_measurements)` is a constant;
+        DuckDB would otherwise scan the 1.4 M-row table again on every call (~30 ms of a ~35 ms
+        query). Only sub-selects in scalar position are folded (not after FROM/JOIN/IN/EXISTS),
+        and only if they answer one row with one column; the value keeps its DuckDB type
+        (`CAST('<text>' AS <type>)`), so the query means exactly what it meant before."""
+        out, pos = [], 0
+        for m in _SUBSELECT_RE.finditer(sql):
+            start = m.start()
+            if start < pos:
+                continue  # nested inside a sub-select already handled
+            end = _closing_paren(sql, start)
+            if end is None:
+                break
+            inner = sql[start + 1:end]
+            if "$" in inner or _NOT_SCALAR_BEFORE.search(sql[:start]):
+                continue
+            try:
+                rows = self._con.cursor().execute(
+                    f"SELECT typeof(v), CAST(v AS VARCHAR) FROM (SELECT ({inner}) AS v)").fetchall()
+                ncols = len(self._con.cursor().execute(f"SELECT * FROM ({inner}) LIMIT 0").description)
+            except duckdb.Error:
+                continue  # leave it to DuckDB, which will report the problem itself
+            if len(rows) != 1 or ncols != 1:
+                continue
+            type_name, text = rows[0]
+            if type_name == "NULL":
+                type_name = "VARCHAR"  # untyped NULL; any comparison with it is NULL anyway
+            out.append(sql[pos:start])
+            out.append("(" + _sql_literal(text, type_name) + ")")
+            pos = end + 1
+        if not out:
+            return sql
+        out.append(sql[pos:])
+        return "".join(out)
 
     def handler(self, spec: str) -> Callable:
         fn = self._handlers.get(spec)

@@ -1,0 +1,199 @@
+"""The fast in-process paths give the same answers as the slow ones.
+
+* KopaClient's direct ASGI call (client/inprocess.py) vs httpx.ASGITransport: the app sees the
+  same scope and the client returns the same ToolResult, for every tool's example call and
+  variants (paging, bad values, missing parameters, reserved characters, fault injection).
+* The world's folded constant sub-selects (World._prepared) vs the SQL as written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kopa_bench.client import KopaClient
+from kopa_bench.client.inprocess import ASGICall, query_string
+from kopa_bench.sandbox import create_app
+from kopa_bench.sandbox.faults import FaultConfig
+
+
+def _example_args(ref) -> dict:
+    return {p.name: p.example for p in ref.op.model_params if p.example is not None}
+
+
+def _sample_calls(catalog) -> list[tuple[str, dict]]:
+    """Every tool's example, then variants that exercise error and paging paths."""
+    calls = []
+    for ref in catalog:
+        args = _example_args(ref)
+        calls.append((ref.op.tool, args))
+        names = {p.name for p in ref.op.model_params}
+        if "numOfRows" in names:
+            calls.append((ref.op.tool, {**args, "numOfRows": 2, "pageNo": 2}))
+        for p in ref.op.model_params:
+            if p.required and p.type == "string":
+                calls.append((ref.op.tool, {**args, p.name: "없는 값 +/=%&?#"}))
+                break
+    return calls
+
+
+def _comparable(res) -> dict:
+    d = res.model_dump()
+    d.pop("elapsed_ms")
+    return d
+
+
+def _run(client: KopaClient, calls) -> list[dict]:
+    async def go():
+        out = [_comparable(await client.call(tool, args)) for tool, args in calls]
+        await client.aclose()
+        return out
+
+    return asyncio.run(go())
+
+
+def test_direct_asgi_matches_httpx(world, catalog, sandbox_app):
+    calls = _sample_calls(catalog)
+    assert len(calls) > 100
+    fast = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=True), calls)
+    slow = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=False), calls)
+    assert len(fast) == len(slow)
+    for (tool, args), a, b in zip(calls, fast, slow):
+        assert a == b, (tool, args)
+    assert sum(r["ok"] for r in fast) > len(catalog) * 0.8  # the sample really reaches the world
+
+
+def test_direct_asgi_matches_httpx_with_faults(world, catalog):
+    """Same fault sequence (same seed, same call order): same results, retries included."""
+    calls = _sample_calls(catalog)[:80]
+    kinds = ("quota", "per_second", "key", "server_error", "truncated", "malformed")
+    res = []
+    for direct in (True, False):
+        app = create_app(world=world, catalog=catalog, faults=FaultConfig(rate=0.4, kinds=kinds, seed=7))
+        client = KopaClient(catalog=catalog, world=world, app=app, asgi_direct=direct, max_retries=2, backoff_s=0.0)
+        res.append(_run(client, calls))
+    assert res[0] == res[1]
+    assert any(r["attempts"] > 1 for r in res[0]) and any(not r["ok"] for r in res[0])
+
+
+class _Recorder:
+    def __init__(self, app):
+        self.app, self.scopes = app, []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            self.scopes.append(dict(scope))
+        await self.app(scope, receive, send)
+
+
+def test_scope_is_the_one_httpx_sends(sandbox_app):
+    import httpx
+
+    rec = _Recorder(sandbox_app)
+    cases = [
+        ("GET", "http://sandbox/B552584/ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty",
+         {"serviceKey": "ab/c+d=e%f", "sidoName": "서울", "ver": 1.3, "flag": True, "none": None, "multi": [1, 2]}),
+        ("GET", "http://sandbox/ecos/StatisticSearch/ab%2Fc%2Bd%3De%25f/json/kr/1/10/722Y001/A/2020/2024", None),
+        ("GET", "http://sandbox/seoul/KOPA-SANDBOX/json/x/1/5/%20/", {}),
+        ("POST", "http://sandbox/x?a=1&b=2", {"b": 3, "c": "한 글"}),
+        ("GET", "http://sandbox/x?a=1", None),
+    ]
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=rec)) as c:
+            for method, url, params in cases:
+                await c.request(method, url, params=params or None)
+        direct = ASGICall(rec)
+        for method, url, params in cases:
+            await direct.request(method, url, params or None)
+
+    asyncio.run(go())
+    n = len(cases)
+    assert len(rec.scopes) == 2 * n
+    for want, got in zip(rec.scopes[:n], rec.scopes[n:]):
+        assert got == want
+
+
+def test_query_string_matches_httpx():
+    import httpx
+
+    params = {"a": "x y/+=%&?#", "b": 1, "c": None, "d": True, "e": False, "f": [1, "z"], "g": 1.5, "키": "값"}
+    assert query_string(params) == str(httpx.QueryParams(params))
+
+
+def test_folded_subqueries_answer_as_written(world, catalog):
+    """World._prepared folds parameter-free scalar sub-selects; the answers must not change."""
+    folded = [ref for ref in catalog if ref.op.query and world._prepared(ref.op.query)[0] != ref.op.query]
+    assert folded, "expected at least the AirKorea queries to fold max(dataTime)"
+    for ref in folded:
+        sql, _ = world._prepared(ref.op.query)
+        assert "SELECT max(" not in sql
+        args = _example_args(ref)
+        from kopa_bench.protocols.base import validate_params
+
+        params, problem = validate_params(ref.op, args)
+        assert problem is None
+        for offset, limit in ((0, 10), (3, 5), (0, None)):
+            fast = world._compute_rows(ref.op, params, offset, limit)
+            original = world._fold_constant_subqueries
+            try:
+                world._sql_cache.pop(ref.op.query, None)
+                world._fold_constant_subqueries = lambda s: s
+                slow = world._compute_rows(ref.op, params, offset, limit)
+            finally:
+                world._fold_constant_subqueries = original
+                world._sql_cache.pop(ref.op.query, None)
+            assert fast == slow and fast[1] > 0, (ref.op.tool, offset, limit)
+
+
+@pytest.mark.parametrize("sql, folds", [
+    ("SELECT * FROM t WHERE a = (SELECT max(a) FROM t)", True),
+    ("SELECT * FROM (SELECT DISTINCT a FROM t) AS p", False),
+    ("SELECT * FROM t WHERE a IN (SELECT a FROM t)", False),
+    ("SELECT * FROM t WHERE a = (SELECT max(a) FROM t WHERE b = $b)", False),
+    ("SELECT * FROM t WHERE a = (SELECT a FROM t)", False),  # more than one row: not a constant
+    ("SELECT * FROM t WHERE s = (SELECT max(s) FROM t) AND ')' <> '('", True),
+])
+def test_fold_only_constant_scalars(tmp_path, sql, folds):
+    import duckdb
+
+    from kopa_bench.world.store import World
+
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE __world_meta (key VARCHAR, value VARCHAR)")
+    con.execute("CREATE TABLE t AS SELECT range AS a, range % 3 AS b, 'x''' || range AS s FROM range(5)")
+    con.close()
+    w = World(path)
+    out = w._fold_constant_subqueries(sql)
+    assert (out != sql) == folds, out
+    if folds:
+        assert w.sql(out, {"b": 1} if "$b" in out else None) == w.sql(sql, {"b": 1} if "$b" in sql else None)
+    w.close()
+
+
+def test_parse_memo_gives_the_parsers_answer(world, catalog, sandbox_app, monkeypatch):
+    """A memoised parse (second pass: hits) equals parsing every time; results are fresh copies."""
+    from kopa_bench.client import parse_memo
+
+    calls = _sample_calls(catalog)
+    parse_memo.clear()
+    first = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
+    hits = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
+    monkeypatch.setattr(parse_memo, "parse", lambda proto, ref, status, headers, body:
+                        proto.parse_response(ref, status, headers, body))
+    plain = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
+    assert first == hits == plain
+
+    async def mutate_then_ask():
+        c = KopaClient(catalog=catalog, world=world, app=sandbox_app)
+        tool, args = next((t, a) for t, a in calls if t.startswith("airkorea_"))
+        a = await c.call(tool, args)
+        a.records[0]["__mutated"] = True
+        b = await c.call(tool, args)
+        await c.aclose()
+        return b
+
+    monkeypatch.undo()
+    assert "__mutated" not in asyncio.run(mutate_then_ask()).records[0]
