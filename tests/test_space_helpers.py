@@ -26,7 +26,8 @@ def running_space(timeout: float = 120.0, **env_extra: str):
     """Yield the base URL of a Space started with the fixture task file; stop it afterwards."""
     port = free_port()
     env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port), KOPA_SPACE_TASKS=str(TASKS),
-               GRADIO_ANALYTICS_ENABLED="False", PYTHONPATH=str(ROOT), **env_extra)
+               GRADIO_ANALYTICS_ENABLED="False", PYTHONPATH=str(ROOT))
+    env.update(env_extra)  # may override the defaults above (KOPA_SPACE_TASKS="" = the real splits)
     log = open(os.environ.get("KOPA_SPACE_TEST_LOG", os.devnull), "w")
     proc = subprocess.Popen([sys.executable, str(ROOT / "space" / "app.py")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"

@@ -9,7 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from . import events as ev
-from .errors import UserFacingError, explain
+from .errors import UserFacingError, explain, explain_runner_errors
 from .session import MODEL_KINDS, SCRIPTED, ModelChoice, find_task, free_task, get_backend, load_space_tasks, make_client, platform_ids
 from .trace import COMPARE_HEADERS, FLOW_HEADERS, ChatTrace, compare_rows, flow_rows, score_markdown, trace_json
 
@@ -73,8 +73,11 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         except Exception as exc:
             raise _ModelLoadError(exc) from exc
         try:
-            episode = await run_episode(task, ev.InstrumentedBackend(backend, emit), ev.InstrumentedClient(client, emit),
-                                        seed=0, max_steps=steps, model=spec, backend_label=tool_backend)
+            try:
+                episode = await run_episode(task, ev.InstrumentedBackend(backend, emit), ev.InstrumentedClient(client, emit),
+                                            seed=0, max_steps=steps, model=spec, backend_label=tool_backend)
+            except Exception as exc:  # tool errors are results, so what escapes is the model failing mid-run
+                raise _ModelLoadError(exc) from exc
             if not scored:
                 return episode, None, None
             emit(ev.Event("scoring"))
@@ -117,19 +120,21 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         elif e.kind == ev.DONE:
             episode, gold, score = e.data["value"]
             chat.final(episode)
+            # a model that stopped the run (endpoint down, server error) is said above the score too
+            stopped = explain_runner_errors(episode.errors) + "\n\n" if episode.stop_reason == "error" else ""
             if score is None or isinstance(score, str):
-                md = score or ""
+                md = stopped + (score or "")
                 md += f"\n\n<sub>{episode.steps} turns · {len(episode.calls)} calls · {episode.timings.total_s:.1f} s · not scored</sub>"
                 yield chat.messages, md, _frame([], COMPARE_HEADERS), _frame([], FLOW_HEADERS), trace_json(task.id, episode, None)
             else:
-                yield (chat.messages, score_markdown(score, episode), _frame(compare_rows(task, gold, episode, score), COMPARE_HEADERS),
+                yield (chat.messages, stopped + score_markdown(score, episode), _frame(compare_rows(task, gold, episode, score), COMPARE_HEADERS),
                        _frame(flow_rows(score), FLOW_HEADERS), trace_json(task.id, episode, score))
             return
         yield chat.messages, status, gr.update(), gr.update(), gr.update()
 
 
 class _ModelLoadError(Exception):
-    """Marks a failure while building the backend, so the message talks about the model."""
+    """Marks a failure while building or running the model, so the message talks about the model."""
 
     def __init__(self, inner: BaseException):
         super().__init__(str(inner))

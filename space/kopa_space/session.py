@@ -48,10 +48,16 @@ class ModelChoice:
             fast = importlib.util.find_spec("llama_cpp") is not None
             return "llamacpp:qwen2.5-coder-0.5b" if fast else "gguf:qwen2.5-coder-0.5b"
         if self.kind == "local":
-            if not target or not Path(target).expanduser().is_dir():
+            folder = Path(target).expanduser()
+            if not target or not folder.is_dir():
                 raise UserFacingError(f"**체크포인트 폴더가 없습니다: `{target or '(비어 있음)'}`**\n\n"
                                       "No checkpoint folder at that path; give a folder with config.json and the weights.")
-            return f"hf:{Path(target).expanduser()}"
+            # Checked here so a wrong folder is named in one sentence instead of a loader error
+            if not (folder / "config.json").is_file():
+                raise UserFacingError(f"**체크포인트 폴더가 아닙니다 (config.json 없음): `{target}`**\n\n"
+                                      "That folder has no config.json; give the folder a trainer saved "
+                                      "(config.json, tokenizer files and *.safetensors), e.g. `runs/sft/final`.")
+            return f"hf:{folder}"
         if self.kind == "hub":
             if "/" not in target or " " in target:
                 raise UserFacingError(f"**Hub id 형식이 아닙니다: `{target or '(비어 있음)'}`**\n\n"
@@ -192,7 +198,9 @@ async def get_backend(spec: str, task, gold_client: Any = None) -> tuple[Any, bo
             backend.bind([task], gold_client)
         return backend, True
     if spec.startswith("openai:"):
-        return make_backend(spec), True
+        # One retry, not the batch runner's four with backoff: a visitor who typed a wrong URL
+        # should read the explanation in about a second, not after ~15 s of retries.
+        return make_backend(spec, max_retries=1, backoff_s=0.5), True
     if _cache.lock is None:
         _cache.lock = asyncio.Lock()
     async with _cache.lock:
