@@ -105,3 +105,24 @@ def test_parallel_calls_run_concurrently_and_step_limit(tasks) -> None:
     assert ep.stop_reason == "step_limit" and ep.steps == 2 and len(ep.calls) == 6
     assert ep.timings.tools_s < 2 * 0.2 * 3 * 0.9  # two turns of 0.2 s each, not six sequential calls
     assert len({c.id for c in ep.calls}) == 6  # repeated model ids made unique
+
+
+class Overflowing(Scripted):
+    """Makes one good call, then the conversation no longer fits the context window."""
+
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024):
+        if self.turns:
+            return await super().generate(messages, tools)
+        from kopa_bench.runner.backends.base import ContextOverflowError
+
+        raise ContextOverflowError("the prompt is 33302 tokens and the context window 32768; fix: ...")
+
+
+def test_context_overflow_ends_the_episode_and_keeps_its_calls(tasks, client) -> None:
+    task = tasks[0]
+    call = ParsedCall(id="d", name="airkorea_getTMStdrCrdnt", arguments={"umdName": "혜화동"}, raw='{"umdName": "혜화동"}')
+    ep, score = _run_and_score(task, Overflowing([AssistantTurn(tool_calls=[call])]), client)
+    assert ep.stop_reason == "context_limit" and ep.steps == 1
+    assert [c.tool for c in ep.calls] == ["airkorea_getTMStdrCrdnt"] and ep.calls[0].error_kind is None
+    assert "33302" in ep.errors[-1] and not score.success
+    assert score.action_recall > 0  # the call it made before running out of room still counts

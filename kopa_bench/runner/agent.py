@@ -21,7 +21,7 @@ from typing import Any
 from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.catalog.registry import Catalog
 from kopa_bench.client.result import ToolErrorInfo, ToolResult
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError
+from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError, ContextOverflowError
 from kopa_bench.runner.episode import CallErrorKind, CallRecord, Episode, Timings, Tokens
 from kopa_bench.runner.parsing import ParsedCall
 from kopa_bench.tasks.models import Task
@@ -146,6 +146,11 @@ async def run_episode(task: Task, backend: Backend, client: Any, *, seed: int = 
         t0 = time.perf_counter()
         try:
             turn = await backend.generate(messages, tools, temperature=temperature, seed=seed, max_tokens=max_tokens)
+        except ContextOverflowError as exc:  # the model ran out of room: an ending, not a crash
+            timings.model_s += time.perf_counter() - t0
+            ep.stop_reason = "context_limit"
+            ep.errors.append(f"context window full at step {step}: {exc}")
+            break
         except (BackendError, asyncio.TimeoutError, OSError) as exc:
             timings.model_s += time.perf_counter() - t0
             ep.stop_reason = "error"

@@ -57,7 +57,7 @@ class Episode(BaseModel):
     calls: list[CallRecord] = Field(default_factory=list, description="tool calls in the order made")
     final_answer: str = Field(default="", description="the final assistant answer text")
     steps: int = Field(default=0, description="assistant turns used")
-    stop_reason: Literal["answer", "step_limit", "error"] = Field(default="answer")
+    stop_reason: Literal["answer", "step_limit", "context_limit", "error"] = Field(default="answer")
     timings: Timings = Field(default_factory=Timings)
     tokens: Tokens = Field(default_factory=Tokens)
     errors: list[str] = Field(default_factory=list, description="the agent's own call mistakes (parse, unknown_tool, argument) and runner-level errors")

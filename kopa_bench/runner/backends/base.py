@@ -30,6 +30,11 @@ class BackendError(RuntimeError):
     """A model backend failed in a way retries did not fix (HTTP 4xx, exhausted retries, ...)."""
 
 
+class ContextOverflowError(BackendError):
+    """The conversation no longer fits the model's context window. The episode ends there with
+    stop_reason ``context_limit``; the calls made so far are kept and scored."""
+
+
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -18,7 +18,7 @@ import os
 import threading
 from typing import Any
 
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, Usage, turn_index
+from kopa_bench.runner.backends.base import AssistantTurn, Backend, ContextOverflowError, Usage, turn_index
 from kopa_bench.runner.backends.transformers_backend import template_messages
 from kopa_bench.runner.parsing import parse_with_tokenizer
 
@@ -54,6 +54,13 @@ class LlamaCppBackend(Backend):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         prompt = self.render_prompt(messages, tools)
+        n_ctx = self.llm.n_ctx()
+        n_prompt = len(self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+        if n_prompt >= n_ctx:
+            raise ContextOverflowError(f"the prompt is {n_prompt} tokens and the context window {n_ctx}; "
+                                       "fix: lower --max-tool-records or --max-steps, or offer fewer tools")
+        # llama.cpp refuses prompt + max_tokens > n_ctx outright; generate what still fits instead
+        max_tokens = min(max_tokens, n_ctx - n_prompt)
         with self._lock:
             out = self.llm.create_completion(prompt, max_tokens=max_tokens, temperature=temperature,
                                              top_k=1 if temperature == 0 else 40, seed=seed if seed is not None else 0,
