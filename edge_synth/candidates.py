@@ -17,6 +17,7 @@ from typing import Any
 
 import networkx as nx
 
+from .groups import TEMPORAL, ParamGroup, carried_keys, derive_groups
 from .retriever import ToolRetriever, tokenize
 from .values import RECORD_TRANSFORMS, SIDO_SHORT, WEAK_FROM_KINDS, infer_kind, transforms_for
 
@@ -58,6 +59,30 @@ def desc_similarity(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb)
 
 
+# A field description that documents a composite value: "lDongRegnCd+lDongSignguCd = MOLIT LAWD_CD".
+_COMPOSITE_DESC = re.compile(r"([A-Za-z_]\w*)\s*\+\s*([A-Za-z_]\w*)\s*=\s*(?:[A-Z]+\s+)?([A-Za-z_]\w*)")
+COMPOSITE_SEP = "+"
+
+
+def composite_fields(op) -> dict[str, tuple[list[str], str]]:
+    """Virtual output fields that the documentation defines as the concatenation of two fields of
+    the same record: name 'A+B' -> ([A, B], the name of what the joined value is)."""
+    names = {f.name for f in op.fields}
+    out = {}
+    for f in op.fields:
+        for text in (f.desc_ko or "", f.desc_en or ""):
+            for a, b, what in _COMPOSITE_DESC.findall(text):
+                if a in names and b in names:
+                    out[f"{a}{COMPOSITE_SEP}{b}"] = ([a, b], what)
+    return out
+
+
+def is_substring_filter(name: str, desc: str) -> bool:
+    """A 'contains' filter (likeSrtnCd '단축코드 포함 검색'): any digits it is given match some rows,
+    so only a value of the very same field (by name) is evidence of a link."""
+    return bool(re.match(r"like[A-Z_]", name) or re.search(r"포함|contains", desc or ""))
+
+
 @dataclass
 class IOKinds:
     fields: dict[str, dict[str, dict]]  # tool -> field -> {kind, desc}
@@ -84,6 +109,11 @@ def infer_io_kinds(catalog: Any, samples: dict[str, list[dict]] | None = None) -
             desc = f"{f.desc_ko} {f.desc_en}" if f else ""
             vals = [r.get(n) for r in recs[:200] if r.get(n) not in (None, "")]
             fields[op.tool][n] = {"kind": infer_kind(n, desc, vals), "desc": desc.strip()}
+        for name, (parts, what) in composite_fields(op).items():
+            joined = ["".join(str(r.get(x)) for x in parts) for r in recs[:200]
+                      if all(r.get(x) not in (None, "") for x in parts)]
+            fields[op.tool][name] = {"kind": infer_kind(what, "", joined), "desc": f"{what} ({' + '.join(parts)})",
+                                     "parts": parts}
         params[op.tool] = {}
         for p in op.model_params:
             if is_control(p):
@@ -93,7 +123,8 @@ def infer_io_kinds(catalog: Any, samples: dict[str, list[dict]] | None = None) -
             if p.enum and all(str(v) in SIDO_SHORT for v in p.enum):
                 kind = "sido_short"
             params[op.tool][p.name] = {"kind": kind, "desc": f"{p.desc_ko} {p.desc_en}".strip(),
-                                       "required": p.required and p.default is None}
+                                       "required": p.required and p.default is None,
+                                       "substring": is_substring_filter(p.name, f"{p.desc_ko} {p.desc_en}")}
     return IOKinds(fields, params)
 
 
@@ -114,25 +145,55 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
     if nsim >= 0.99 and not any(t[0] == "identity" for t in trans):
         # the same name on both sides (STAT_CODE, START_TIME): the value usually passes unchanged
         trans = [("identity", {}, 0.5 if not trans else 1.0)] + list(trans)
+    if pinfo.get("format_coupled") and fk in TEMPORAL and pk in TEMPORAL and not any(t[0] == "identity" for t in trans):
+        # a period "in the cycle's format": the coupled CYCLE decides the shape, so a full date
+        # can pass unchanged as a daily period (basDt -> START_TIME with CYCLE=D)
+        trans = list(trans) + [("identity", {}, 0.7)]
+    if pinfo.get("substring") and nsim < 0.5:
+        return []  # digits of a region code 'contained' in stock codes are a coincidence
     if not trans:
         return []
     out = []
+    if finfo.get("parts"):
+        trans = [t for t in trans if t[0] == "identity"]  # a joined value is a template: passed unchanged
     for tname, targs, conf in trans[:2]:
         score = 0.45 * conf + 0.30 * nsim + 0.15 * dsim + 0.10 * neighbour
         if fk in WEAK_FROM_KINDS:
             score *= 0.5
         if fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
             score *= 0.6  # generic ids/names match anything by kind alone
-        out.append({"from_field": fname, "to_param": pname, "transform": tname, "transform_args": targs,
-                    "from_kind": fk, "to_kind": pk, "prior": round(min(1.0, score), 4),
-                    "record_ref": tname in RECORD_TRANSFORMS})
+        cand = {"from_field": fname, "to_param": pname, "transform": tname, "transform_args": targs,
+                "from_kind": fk, "to_kind": pk, "prior": round(min(1.0, score), 4),
+                "record_ref": tname in RECORD_TRANSFORMS}
+        if finfo.get("parts"):
+            cand["parts"] = list(finfo["parts"])
+        out.append(cand)
     return out
+
+
+def _group_complete(bindings: list[dict], groups: list[ParamGroup], inheritable: set[str]) -> list[dict]:
+    """Drop bindings into a joint group member whose partner members have no candidate binding
+    on this edge and cannot be inherited from A's own arguments: half a key never verifies."""
+    bound = {b["to_param"] for b in bindings}
+    drop = set()
+    for grp in groups:
+        if grp.joint and grp.members & bound and grp.members - bound - inheritable:
+            drop |= grp.members
+    return [b for b in bindings if b["to_param"] not in drop]
 
 
 def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = None, *, k_same: int = 15,
                           k_cross: int = 10, min_score: float = 0.3, self_loops: bool = False) -> nx.DiGraph:
     """The candidate graph over every tool pair of the catalog."""
     kinds = infer_io_kinds(catalog, samples)
+    groups = derive_groups(catalog, {t: list(f) for t, f in kinds.fields.items()},
+                           {t: {p: i["kind"] for p, i in ps.items()} for t, ps in kinds.params.items()})
+    for t, gs in groups.items():
+        for grp in gs:
+            if grp.kind == "format":
+                for m in grp.members:
+                    if m in kinds.params.get(t, {}):
+                        kinds.params[t][m]["format_coupled"] = True
     retriever = ToolRetriever(catalog)
     g = nx.DiGraph()
     for ref in catalog:
@@ -140,7 +201,9 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
         g.add_node(op.tool, platform=ref.platform.id, service=ref.service.id, domain=op.domain,
                    operation=op.name, title_ko=op.title_ko,
                    field_kinds={k: v["kind"] for k, v in kinds.fields[op.tool].items()},
-                   param_kinds={k: v["kind"] for k, v in kinds.params[op.tool].items()})
+                   param_kinds={k: v["kind"] for k, v in kinds.params[op.tool].items()},
+                   groups=[{"kind": grp.kind, "members": sorted(grp.members), "required": grp.required}
+                           for grp in groups.get(op.tool, [])])
     for ref in catalog:
         a = ref.op.tool
         nb = retriever.neighbours(a, k_same, k_cross)
@@ -150,6 +213,7 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
             for n, s in nb[group]:
                 nb_score[n] = max(0.5, s / top)
         fields = kinds.fields[a]
+        a_req = {p.name.lower() for p in ref.op.model_params if p.required and p.default is None}
         for bref in catalog:
             b = bref.op.tool
             if a == b and not self_loops:
@@ -162,15 +226,23 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
                             continue
                         if cand["prior"] >= min_score:
                             bindings.append(cand)
+            inheritable = {p.name for p in bref.op.model_params if p.name.lower() in a_req}
+            bindings = _group_complete(bindings, groups.get(b, []), inheritable)
+            carried = carried_keys(groups, b, fields)
+            if carried and any(grp.members - {c["to_param"] for c in bindings} - inheritable for grp in carried):
+                continue  # A's records name an entity B is keyed by, but the key cannot flow whole
             if not bindings:
                 continue
             bindings.sort(key=lambda c: (-c["prior"], c["to_param"], c["from_field"], c["transform"]))
-            # keep the best few per target parameter
+            # keep the best few source fields per target parameter, each with up to two transforms
+            # (an address passes whole or as its first tokens: probing decides which)
             kept, per = [], {}
             for c in bindings:
-                if per.get(c["to_param"], 0) < 3:
+                srcs = per.setdefault(c["to_param"], [])
+                if c["from_field"] in srcs or len(srcs) < 3:
+                    if c["from_field"] not in srcs:
+                        srcs.append(c["from_field"])
                     kept.append(c)
-                    per[c["to_param"]] = per.get(c["to_param"], 0) + 1
             g.add_edge(a, b, bindings=kept, prior=kept[0]["prior"], retrieved=b in nb_score,
                        cross_domain=ref.op.domain != bref.op.domain)
     g.graph["k_same"], g.graph["k_cross"], g.graph["min_score"] = k_same, k_cross, min_score

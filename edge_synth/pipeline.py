@@ -50,6 +50,7 @@ class Edge:
         for t, recs in self.samples.items():
             if t in g:
                 self.sampler.harvest(t, recs, g.nodes[t].get("field_kinds"))
+        self.sampler.set_groups(g)
         self.sampler.add_link_sources(g)
         fk = {t: g.nodes[t].get("field_kinds", {}) for t in g.nodes}
         more = await bootstrap_samples(self.executor, self.sampler, self.catalog, rounds=1, per_tool=6,

@@ -62,6 +62,8 @@ class SeedSampler:
         # tool -> argument dicts that returned data (jointly consistent contexts for filling)
         self.contexts: dict[str, list[dict]] = defaultdict(list)
         self._ctx_seen: set[str] = set()
+        # tool -> composite parameter groups (edge_synth.groups), set from the candidate graph
+        self.groups: dict[str, list] = {}
         for ref in catalog:
             for p in ref.op.model_params:
                 vals = [v for v in [p.example, *(p.enum or [])] if v is not None]
@@ -83,6 +85,34 @@ class SeedSampler:
                 if bnd.get("transform") == "identity" and not bnd.get("record_ref") and bnd.get("prior", 0) >= 0.5:
                     self.link_sources[(b, bnd["to_param"])].add(bnd["from_field"].lower())
         self._pool_cache.clear()
+
+    def set_groups(self, graph) -> None:
+        """Take the composite parameter groups the candidate graph derived for each tool."""
+        from .groups import ParamGroup
+
+        self.groups = {t: [ParamGroup(x["kind"], frozenset(x["members"]), bool(x["required"]))
+                           for x in d.get("groups", [])] for t, d in graph.nodes(data=True) if d.get("groups")}
+        self._pool_cache.clear()
+
+    def format_params(self, tool: str) -> set[str]:
+        return {m for grp in self.groups.get(tool, []) if grp.kind == "format" for m in grp.members}
+
+    def _consistent_formats(self, tool: str, args: dict[str, Any], fixed: dict[str, Any], rng: random.Random) -> None:
+        """Members of a format group not given in `fixed` are copied from one input set that
+        worked with the same shapes as the fixed members (CYCLE 'D' -> 8-digit periods)."""
+        for grp in self.groups.get(tool, []):
+            if grp.kind != "format":
+                continue
+            given = [m for m in grp.members if fixed.get(m) is not None]
+            if not given or len(given) == len(grp.members):
+                continue
+            ok = [c for c in self.contexts.get(tool, [])
+                  if all(m in c and _shape(c[m]) == _shape(fixed[m]) for m in given)]
+            if ok:
+                c = rng.choice(ok)
+                for m in grp.members:
+                    if m not in given and m in c:
+                        args[m] = c[m]
 
     # -- harvesting -------------------------------------------------------------------------
     def harvest(self, tool: str, records: list[dict], field_kinds: dict[str, str] | None = None) -> None:
@@ -134,7 +164,9 @@ class SeedSampler:
         if p is not None and p.enum:
             out = [v for v in out if str(v) in p.enum]
         elif p is not None:
-            out = [v for v in out if value_fits(p, v, kind)]
+            # a period "in the cycle's format" has no fixed shape of its own
+            shape_kind = None if pname in self.format_params(tool) else kind
+            out = [v for v in out if value_fits(p, v, shape_kind)]
         seen, uniq = set(), []
         for v in out:
             if str(v) not in seen:
@@ -175,6 +207,8 @@ class SeedSampler:
             if v is None:
                 return None
             args[name] = v
+        if fixed:
+            self._consistent_formats(tool, args, fixed, rng)
         if not self.required(tool) and not fixed:
             # no required params: sometimes narrow with one optional filter
             opts = [p.name for p in op.model_params if not is_control(p) and p.example is not None]
@@ -230,9 +264,25 @@ def value_fits(p, v: Any, kind: str | None = None) -> bool:
     return True
 
 
+def source_value(binding: dict, record: dict) -> Any:
+    """The raw value a binding reads: the record (coordinate transforms), the documented join of
+    two fields ('lDongRegnCd+lDongSignguCd'), or one field."""
+    if binding.get("record_ref"):
+        return record
+    parts = binding.get("parts")
+    if parts:
+        vals = [record.get(x) for x in parts]
+        return None if any(_missing(v) for v in vals) else "".join(str(v).strip() for v in vals)
+    return record.get(binding["from_field"])
+
+
+def has_source(binding: dict, record: dict) -> bool:
+    return bool(binding.get("record_ref")) or not _missing(source_value(binding, record))
+
+
 def bind_value(binding: dict, record: dict) -> Any:
     """The value a binding passes to B, from one record of A (raises ValueError if it cannot)."""
-    src = record if binding.get("record_ref") else record.get(binding["from_field"])
+    src = source_value(binding, record)
     if not binding.get("record_ref") and _missing(src):
         raise ValueError(f"{binding['from_field']} is missing")
     out = apply_transform(binding["transform"], src, **(binding.get("transform_args") or {}))
@@ -255,6 +305,7 @@ class LinkProbe:
     detail: str = ""
     sensitive: bool | None = None  # None: not tested / untestable
     echoed: bool = False
+    passthrough: bool = False  # the bound value is one of A's own arguments (nothing A returned)
 
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
@@ -310,7 +361,8 @@ def inherited_args(sampler: SeedSampler, dst: str, a_args: dict[str, Any], bound
 async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[dict],
                      rng: random.Random, split: str = "train", a_result=None, a_args=None,
                      baseline: dict[str, bool] | None = None, sensitivity: bool = False,
-                     soft_companions: bool = False) -> LinkProbe:
+                     soft_companions: bool = False, mandatory: set[str] | None = None,
+                     keep: set[str] | None = None) -> LinkProbe:
     """Execute A (unless its result is given), bind, execute B; classify the link outcome.
 
     `bindings[0]` is the binding under test; the others are companions bound from the same record
@@ -320,6 +372,9 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     With `soft_companions` (verification), a companion that cannot be bound from the record is
     left out, and one whose parameter the sampler can fill is left out half of the time, so a
     wrong companion (an adoption date bound into DEAL_YMD) does not sink the binding under test.
+    Companions into `mandatory` parameters (the rest of a composite key or coordinate pair, see
+    :mod:`edge_synth.groups`) are always bound from the same record; companions into `keep`
+    (the rest of a format group: CYCLE with its periods) are never left out when they bind.
     With `sensitivity`, a success is re-run with the tested binding fed a *different* value (from
     another A record, else from another execution's value of the same field): identical B output
     means B ignores the value (`sensitive=False`).
@@ -338,9 +393,9 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     if a_kind != "success":
         pr.outcome, pr.detail = "upstream_" + a_kind, ""
         return pr
-    need = bindings[:1] if soft_companions else bindings
-    recs = [r for r in a_result.records
-            if all(b.get("record_ref") or not _missing(r.get(b["from_field"])) for b in need)]
+    mandatory = set(mandatory or ())
+    need = [b for i, b in enumerate(bindings) if i == 0 or not soft_companions or b["to_param"] in mandatory]
+    recs = [r for r in a_result.records if all(has_source(b, r) for b in need)]
     if not recs:
         pr.outcome, pr.detail = "transform", "no record carries the source fields"
         return pr
@@ -355,15 +410,22 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     for b in bindings[1:]:
         if b["to_param"] in inherited and b["from_field"].lower() != b["to_param"].lower():
             continue  # A's own argument of that name beats a differently named field
-        if soft_companions and sampler.pool(dst, b["to_param"], "any") and rng.random() < 0.5:
+        must = b["to_param"] in mandatory
+        if soft_companions and not must and b["to_param"] not in (keep or ()) \
+                and sampler.pool(dst, b["to_param"], "any") and rng.random() < 0.5:
             continue
         try:
             args[b["to_param"]] = bind_value(b, rec)
         except (ValueError, KeyError, TypeError) as exc:
-            if not soft_companions:
+            if not soft_companions or must:
                 pr.outcome, pr.detail = "transform", str(exc)[:200]
                 return pr
     args.update({k: v for k, v in inherited.items() if k not in args})
+    half = sorted(m for m in mandatory if m not in args)
+    if half:
+        # the rest of the key would come from unrelated context: not this record's entity
+        pr.outcome, pr.detail = "unbound", f"composite key members {half} not bound from A's record"
+        return pr
     filled = sampler.sample_args(dst, split if split != "holdout" else "any", rng, fixed=args)
     if filled is None:
         pr.outcome, pr.detail = "unbound", "a required parameter of B cannot be filled"
@@ -376,6 +438,7 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         sampler.add_context(dst, filled)
         main = bindings[0]
         pr.echoed = _echoes(args[main["to_param"]], res.records)
+        pr.passthrough = str(args[main["to_param"]]).strip() in {str(v).strip() for v in pr.a_args.values()}
         if sensitivity:
             pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng, sampler)
     elif kind == "empty" and baseline is not None and not baseline.get(dst, True) and not sampler.contexts.get(dst):

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import networkx as nx
 import numpy as np
 
+from .groups import carried_keys
 from .probes import ENVIRONMENTAL, STRUCTURAL, SeedSampler, classify, probe_link, run_seed
 
 # Value kinds that only say *when*: bindings of these alone are not evidence of a relation.
@@ -50,6 +51,7 @@ class VerifyConfig:
     concurrency: int = 64
     w_insensitive: float = 2.0
     sensitivity_checks: int = 3
+    settle_after: int = 8
 
 
 def arm_id(src: str, dst: str, b: dict) -> str:
@@ -71,6 +73,16 @@ class Arm:
     sens_pos: int = 0
     sens_neg: int = 0
     echoes: int = 0
+    passthrough: int = 0  # successes whose bound value was one of A's own arguments
+
+    def settled(self, cfg: "VerifyConfig") -> bool:
+        """Clearly viable already (two posterior s.d. above `viable`, sensitivity checked):
+        further probes of it are better spent on undecided arms."""
+        if self.n < cfg.settle_after or (self.sens_pos + self.sens_neg) < min(cfg.sensitivity_checks, self.successes):
+            return False
+        a, b = self.alpha, self.beta
+        sd = (a * b / ((a + b) ** 2 * (a + b + 1))) ** 0.5
+        return self.mean - 2 * sd >= cfg.viable
 
     @property
     def meaningful(self) -> bool:
@@ -83,7 +95,8 @@ class Arm:
         return self.alpha / (self.alpha + self.beta)
 
 
-def update(arm: Arm, outcome: str, cfg: VerifyConfig, sensitive: bool | None = None, echoed: bool = False) -> None:
+def update(arm: Arm, outcome: str, cfg: VerifyConfig, sensitive: bool | None = None, echoed: bool = False,
+           passthrough: bool = False) -> None:
     if outcome == "success" and sensitive is False and not echoed:
         # executable but meaningless: another upstream value gives B's very same answer
         arm.beta += cfg.w_insensitive
@@ -94,6 +107,7 @@ def update(arm: Arm, outcome: str, cfg: VerifyConfig, sensitive: bool | None = N
         arm.successes += 1
         arm.sens_pos += bool(sensitive or echoed)
         arm.echoes += bool(echoed)
+        arm.passthrough += bool(passthrough)
     elif outcome == "empty":
         arm.beta += cfg.w_empty
         arm.structural += 1
@@ -193,7 +207,7 @@ class Verifier:
     def live_edges(self) -> list[tuple[str, str]]:
         out = []
         for e, ids in self.edge_arms.items():
-            arms = [self.arms[i] for i in ids if not self.arms[i].pruned]
+            arms = [self.arms[i] for i in ids if not self.arms[i].pruned and not self.arms[i].settled(self.cfg)]
             if arms and min(a.n for a in arms) < self.cfg.max_probes_per_arm:
                 out.append(e)
         return out
@@ -203,17 +217,39 @@ class Verifier:
         best, key = None, None
         for aid in self.edge_arms[edge]:
             arm = self.arms[aid]
-            if arm.pruned:
+            if arm.pruned or arm.settled(self.cfg):
                 continue
             k = (arm.n < self.cfg.min_probes, theta[aid])  # coverage first: every arm gets probed
             if best is None or k > key:
                 best, key = aid, k
         return best
 
+    def inheritable(self, edge: tuple[str, str]) -> set[str]:
+        """B's required parameters A is called with under the same name (passed through)."""
+        a_req = {p.lower() for p in self.sampler.required(edge[0])}
+        return {p for p in self.sampler.required(edge[1]) if p.lower() in a_req}
+
+    def group_needs(self, edge: tuple[str, str], params: set[str]) -> tuple[set[str], set[str]]:
+        """(mandatory, keep) for a binding set into `params`: members of B's joint groups (a key,
+        a coordinate pair) touched by the set or carried whole by A's records must be bound from
+        the same record unless inherited; the rest of a touched format group is kept."""
+        a, b = edge
+        groups = self.sampler.groups.get(b, [])
+        mandatory, keep = set(), set()
+        carried = carried_keys(self.sampler.groups, b, self.g.nodes[a].get("field_kinds", {}))
+        for grp in groups:
+            if grp.joint and (grp.members & params or grp in carried):
+                mandatory |= grp.members
+            elif grp.kind == "format" and grp.members & params:
+                keep |= grp.members
+        return mandatory - self.inheritable(edge), keep
+
     def _companions(self, edge: tuple[str, str], primary: str) -> list[str]:
-        """For B's other required params, the edge's best arm so far (bound from the same record)."""
+        """For B's other required params and the rest of the primary's composite groups, the
+        edge's best arm so far (bound from the same record)."""
         main = self.arms[primary]
-        req = set(self.sampler.required(edge[1]))
+        mandatory, keep = self.group_needs(edge, {main.binding["to_param"]})
+        req = set(self.sampler.required(edge[1])) | mandatory | keep
         best: dict[str, str] = {}
         for aid in self.edge_arms[edge]:
             arm = self.arms[aid]
@@ -243,15 +279,17 @@ class Verifier:
             arm = self.arms[primary]
             bindings = [arm.binding] + [self.arms[i].binding for i in self._companions(edge, primary)]
             check = (arm.sens_pos + arm.sens_neg) < self.cfg.sensitivity_checks
+            mandatory, keep = self.group_needs(edge, {arm.binding["to_param"]})
             pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
                                   a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check,
-                                  soft_companions=True)
+                                  soft_companions=True, mandatory=mandatory, keep=keep)
             events.append({"edge": edge, "arms": [primary], "outcome": pr.outcome, "depth": depth,
-                           "sensitive": pr.sensitive, "echoed": pr.echoed})
+                           "sensitive": pr.sensitive, "echoed": pr.echoed, "passthrough": pr.passthrough})
             if pr.outcome != "success":
                 break
             self.sampler.harvest(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
-            succ = [s for s in self.g.successors(edge[1]) if any(not self.arms[i].pruned for i in self.edge_arms[(edge[1], s)])]
+            succ = [s for s in self.g.successors(edge[1])
+                    if any(not self.arms[i].pruned and not self.arms[i].settled(self.cfg) for i in self.edge_arms[(edge[1], s)])]
             if not succ:
                 break
             nxt = max(succ, key=lambda s: self._binding_set((edge[1], s), theta)[1] + rng.random() * 1e-6)
@@ -270,14 +308,15 @@ class Verifier:
                 break
             theta = self._sample_theta()
             def score(e):
-                arms = [i for i in self.edge_arms[e] if not self.arms[i].pruned]
+                arms = [i for i in self.edge_arms[e] if not self.arms[i].pruned and not self.arms[i].settled(cfg)]
                 under = any(self.arms[i].n < cfg.min_probes for i in arms)
                 # Thompson sample, a coverage bonus for under-probed edges, and a penalty for
                 # edges whose upstream keeps failing (attempts that never reach B)
                 return max(theta[i] for i in arms) + 0.5 * under - 0.05 * self.attempts.get(e, 0)
             scored = sorted(live, key=lambda e: -score(e))
             # batched Thompson: the top-sampled edges, cycling when paths exceed live edges
-            starts = [scored[i % len(scored)] for i in range(min(cfg.paths_per_iter, len(scored) * 3))]
+            # (settled arms left the pool: their share of the batch goes to undecided edges)
+            starts = [scored[i % len(scored)] for i in range(cfg.paths_per_iter)]
             for e in starts:
                 self.attempts[e] = self.attempts.get(e, 0) + 1
             batches = await asyncio.gather(*(self._probe_path(e, theta) for e in starts))
@@ -285,7 +324,8 @@ class Verifier:
                 for ev in events:
                     self.executions += 1
                     for aid in ev["arms"]:
-                        update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False))
+                        update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
+                               ev.get("passthrough", False))
                     if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
                         e0 = tuple(ev["edge"])
                         self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
@@ -327,14 +367,34 @@ class Verifier:
         if any(a.binding.get("to_kind") not in TEMPORAL_KINDS and a.binding.get("from_kind") not in TEMPORAL_KINDS
                for a in arms):
             return True
-        return self.is_calendar(edge[0])
+        # a calendar record names a day, but a value equal to one of A's own arguments (holiday ->
+        # anniversaries of the year the user gave) carries nothing A's output added (audit 2)
+        return self.is_calendar(edge[0]) and any(2 * a.passthrough < max(1, a.successes) for a in arms)
+
+    def complete_groups(self, edge: tuple[str, str], arms: list[Arm]) -> list[Arm]:
+        """The verified binding set without half keys: arms into a joint group whose other
+        members have no verified arm (and are not inherited) are dropped; when A's records
+        carry B's key and it is not bound whole, nothing is left."""
+        params = {a.binding["to_param"] for a in arms}
+        mandatory, _ = self.group_needs(edge, params)
+        if not (mandatory - params):
+            return arms
+        carried = carried_keys(self.sampler.groups, edge[1], self.g.nodes[edge[0]].get("field_kinds", {}))
+        inh = self.inheritable(edge)
+        if any(grp.members - params - inh for grp in carried):
+            return []
+        drop = set()
+        for grp in self.sampler.groups.get(edge[1], []):
+            if grp.joint and grp.members & params and grp.members - params - inh:
+                drop |= grp.members
+        return [a for a in arms if a.binding["to_param"] not in drop]
 
     def verified_graph(self) -> nx.DiGraph:
         vg = nx.DiGraph()
         vg.add_nodes_from(self.g.nodes(data=True))
         for edge in self.edge_arms:
             mean, arms = self.edge_posterior(edge)
-            arms = [a for a in arms if a.mean >= self.cfg.viable]
+            arms = self.complete_groups(edge, [a for a in arms if a.mean >= self.cfg.viable])
             if not arms or not self.entity_evidence(edge, arms):
                 continue
             bindings = []
@@ -343,6 +403,7 @@ class Verifier:
                 b.update(alpha=round(a.alpha, 3), beta=round(a.beta, 3), posterior=round(a.mean, 4),
                          probes=a.n, successes=a.successes, sensitive=a.sens_pos, insensitive=a.sens_neg)
                 bindings.append(b)
+            mean = max(a.mean for a in arms)
             vg.add_edge(*edge, bindings=bindings, posterior=round(mean, 4), prior=self.g.edges[edge]["prior"],
                         cross_domain=self.g.edges[edge].get("cross_domain", False))
         vg.graph.update(self.g.graph)

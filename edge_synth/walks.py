@@ -17,6 +17,10 @@ def ref_expr(step_id: str, binding: dict, selector: str = "items[0]") -> Any:
     base = f"${step_id}.{selector}"
     if binding.get("record_ref"):
         return {"$ref": base, "transform": binding["transform"], **({"args": binding["transform_args"]} if binding.get("transform_args") else {})}
+    if binding.get("parts"):
+        # a documented join of two fields of one record (lDongRegnCd + lDongSignguCd = LAWD_CD)
+        # (candidates only propose it unchanged: a template has no transform)
+        return "".join("{" + f"{base}.{x}" + "}" for x in binding["parts"])
     path = f"{base}.{binding['from_field']}"
     if binding["transform"] == "identity":
         return path

@@ -75,13 +75,19 @@ def test_temporal_binding_alone_is_not_an_edge(cat):
         ("airkorea_getCtprvnRltmMesureDnsty", "kasi_get24DivisionsInfo", [_b("dataTime", "solYear", "datetime", "year", "year")]),
         # a holiday (the calendar's own record) -> the deal month of that holiday
         ("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade", [_b("locdate", "DEAL_YMD", "date", "yyyymm", "yyyymm")]),
+        # a holiday -> anniversaries of its year: the year is A's own argument passed back (below)
+        ("kasi_getRestDeInfo", "kasi_getAnniversaryInfo", [_b("locdate", "solYear", "date", "year", "year")]),
         # an entity code plus a date: kept, date included
         ("juso_addrLinkApi", "molit_getRTMSDataSvcAptRent",
          [_b("admCd", "LAWD_CD", "legal_code", "lawd5", "lawd_cd"), _b("x", "DEAL_YMD", "date", "yyyymm", "yyyymm")]),
     ])
+    for arm in v.arms.values():
+        if arm.dst == "kasi_getAnniversaryInfo":
+            arm.passthrough = arm.successes  # every success bound solYear=A's own solYear
     vg = v.verified_graph()
     assert not vg.has_edge("airkorea_getCtprvnRltmMesureDnsty", "kasi_get24DivisionsInfo")
     assert vg.has_edge("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade")
+    assert not vg.has_edge("kasi_getRestDeInfo", "kasi_getAnniversaryInfo")
     assert {b["to_param"] for b in vg.edges["juso_addrLinkApi", "molit_getRTMSDataSvcAptRent"]["bindings"]} == {"LAWD_CD", "DEAL_YMD"}
 
 
