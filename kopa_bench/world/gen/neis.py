@@ -20,6 +20,7 @@ import functools
 import hashlib
 import random
 import re
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 from ..refdata import table_rows
@@ -537,7 +538,77 @@ def class_info(world, params) -> list[dict]:
     return out
 
 
-def _timetable(world, params, kind: str) -> list[dict]:
+@functools.lru_cache(maxsize=8192)
+def _week(seed: int, kind: str, grade: int, cls: int) -> tuple[tuple[str, ...], ...]:
+    """A class's weekly timetable (subjects per period, Monday to Friday): a pure function of the
+    school's seed, so it is drawn once, not again for every request and every page."""
+    subj = _subjects(kind, grade)
+    names, weights = [x[0] for x in subj], [x[1] for x in subj]
+    r = random.Random(f"{seed}:tt:{grade}:{cls}")
+    return tuple(tuple(r.choices(names, weights)[0] for _ in range(_periods(kind, grade, wd))) for wd in range(5))
+
+
+class _TimetableRows(Sequence):
+    """The timetable rows of one request, built only for the slice asked for.
+
+    A school's semester is up to ~20,000 rows (classes x school days x periods), but a request
+    returns one page of them plus the total. len() is counted from the weekly plans and a
+    slice builds only its own dicts, in exactly the order and form a full list would have."""
+
+    def __init__(self, head: dict, extra: dict, days: list[date], blocks: list[tuple[int, int, list[list[tuple[int, str]]]]]):
+        self._head, self._extra, self._blocks = head, extra, blocks
+        self._days = [(d.weekday(), d.strftime("%Y%m%d")) for d in days]
+        per_wd = [0] * 5
+        for wd, _ in self._days:
+            per_wd[wd] += 1
+        # rows per (grade, class) block: its periods on each weekday times the days with that weekday
+        self._sizes = [sum(per_wd[wd] * len(plan[wd]) for wd in range(5)) for _, _, plan in blocks]
+        self._len = sum(self._sizes)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _row(self, g: int, c: int, ymd: str, p: int, subject: str) -> dict:
+        return {**self._head, "AY": str(AY), "SEM": "2", "ALL_TI_YMD": ymd, **self._extra, "GRADE": str(g),
+                "CLASS_NM": str(c), "PERIO": str(p), "ITRT_CNTNT": subject, "LOAD_DTM": ymd}
+
+    def _rows(self, start: int, stop: int) -> list[dict]:
+        out, pos = [], 0
+        for (g, c, plan), size in zip(self._blocks, self._sizes):
+            if pos >= stop:
+                break
+            if pos + size <= start:
+                pos += size  # the whole block lies before the slice
+                continue
+            for wd, ymd in self._days:
+                periods = plan[wd]
+                if pos >= stop:
+                    break
+                if pos + len(periods) <= start:
+                    pos += len(periods)
+                    continue
+                for p, subject in periods:
+                    if start <= pos < stop:
+                        out.append(self._row(g, c, ymd, p, subject))
+                    pos += 1
+        return out
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._len)
+            if step != 1:
+                return self._rows(0, self._len)[index]
+            return self._rows(start, stop) if start < stop else []
+        i = index + self._len if index < 0 else index
+        if not 0 <= i < self._len:
+            raise IndexError("timetable row index out of range")
+        return self._rows(i, i + 1)[0]
+
+    def __iter__(self):
+        return iter(self._rows(0, self._len))
+
+
+def _timetable(world, params, kind: str) -> Sequence[dict]:
     s = _school(world, params)
     if s is None or s["_kind"] != kind:
         return []
@@ -562,25 +633,19 @@ def _timetable(world, params, kind: str) -> list[dict]:
         extra.update({"ORD_SC_NM": s["HS_GNRL_BUSNS_SC_NM"], "DDDEP_NM": s["_dddep"], "CLRM_NM": None})
     if kind == "sps":
         extra["SCHUL_CRSE_SC_NM"] = _course(s)
-    out = []
+    blocks = []
     for g, n in enumerate(_classes(s), start=1):
         if g_want is not None and str(g_want) != str(g):
             continue
-        subj = _subjects(kind, g)
-        names, weights = [x[0] for x in subj], [x[1] for x in subj]
         for c in range(1, n + 1):
             if c_want is not None and str(c_want).lstrip("0") != str(c):
                 continue
-            r = random.Random(f"{s['_seed']}:tt:{g}:{c}")
-            week = [[r.choices(names, weights)[0] for _ in range(_periods(kind, g, wd))] for wd in range(5)]
-            for d in days:
-                ymd = d.strftime("%Y%m%d")
-                for p, subject in enumerate(week[d.weekday()], start=1):
-                    if p_want is not None and str(p_want) != str(p):
-                        continue
-                    out.append({**head, "AY": str(AY), "SEM": "2", "ALL_TI_YMD": ymd, **extra, "GRADE": str(g),
-                                "CLASS_NM": str(c), "PERIO": str(p), "ITRT_CNTNT": subject, "LOAD_DTM": ymd})
-    return out
+            week = _week(int(s["_seed"]), kind, g, c)
+            plan = [[(p, subject) for p, subject in enumerate(week[wd], start=1)
+                     if p_want is None or str(p_want) == str(p)] for wd in range(5)]
+            blocks.append((g, c, plan))
+    rows = _TimetableRows(head, extra, days, blocks)
+    return rows if len(rows) else []
 
 
 def els_timetable(world, params):
