@@ -33,6 +33,10 @@ class SFTScriptArguments:
     kopa_backend: str = field(default="sandbox", metadata={"help": "where gold programs run when building trajectories."})
     kopa_platforms: list[str] | None = field(default=None, metadata={"help": "catalog platform ids to load (default: all)."})
     data_version: str | None = field(default=None, metadata={"help": "dataset version stated in the model card."})
+    prefix_assistant_mask: bool = field(default=False, metadata={
+        "help": "pre-tokenize the conversations with train.assistant_mask: labels on the assistant turns only, for "
+                "chat templates without {% generation %} markers (e.g. the exported Qwen2.5); rows over max_length "
+                "are dropped, not truncated. Use instead of assistant_only_loss."})
 
     def __post_init__(self):
         if self.kopa_backend not in ("sandbox", "live") and not self.kopa_backend.startswith(("http://", "https://")):
@@ -53,7 +57,7 @@ def load_sft_dataset(args: SFTScriptArguments):
         ds = load_dataset(str(path), name=args.dataset_config, split=args.dataset_train_split)
     else:
         ds = None
-    if ds is not None and "messages" in ds.column_names:
+    if ds is not None and ("messages" in ds.column_names or "input_ids" in ds.column_names):
         return ds
     rows = ds if ds is not None else load_rows(args.dataset_name, args.dataset_config, args.dataset_train_split)
     settings = EnvSettings(backend=args.kopa_backend, platforms=tuple(args.kopa_platforms) if args.kopa_platforms else None)
@@ -65,8 +69,20 @@ def build_trainer(script_args: SFTScriptArguments, training_args: SFTConfig, mod
 
     from train.modeling import load_model_and_tokenizer
 
+    if script_args.prefix_assistant_mask and training_args.assistant_only_loss:
+        raise ValueError("prefix_assistant_mask and assistant_only_loss both mask non-assistant tokens; set "
+                         "assistant_only_loss: false when using prefix_assistant_mask (TRL's option needs "
+                         "conversational rows, the prefix mask hands it tokenized ones)")
     model, tokenizer = load_model_and_tokenizer(model_args, training_args)
-    return SFTTrainer(model=model, args=training_args, train_dataset=load_sft_dataset(script_args),
+    ds = load_sft_dataset(script_args)
+    if script_args.prefix_assistant_mask and "input_ids" not in ds.column_names:
+        from train.assistant_mask import tokenize_conversations
+
+        ds, stats = tokenize_conversations(ds, tokenizer, training_args.max_length)
+        log.info("prefix assistant mask: %s", stats)
+        if len(ds) == 0:
+            raise ValueError(f"no SFT row fits max_length={training_args.max_length} ({stats}); raise max_length")
+    return SFTTrainer(model=model, args=training_args, train_dataset=ds,
                       processing_class=tokenizer, peft_config=get_peft_config(model_args))
 
 
