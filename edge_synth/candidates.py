@@ -134,6 +134,10 @@ def _record_has_pair(field_names: list[str], kind: str) -> bool:
     return any(a in s and b in s for a, b in pairs)
 
 
+# Platform code systems (edge_synth.values): their small integers match any generic id.
+CODE_SYSTEMS = frozenset({"tago_city", "tour_area", "tour_sigungu"})
+
+
 def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float) -> list[dict]:
     """Candidate bindings (one per usable transform) of field -> param with a prior score."""
     fk, pk = finfo["kind"], pinfo["kind"]
@@ -151,6 +155,8 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
         trans = list(trans) + [("identity", {}, 0.7)]
     if pinfo.get("substring") and nsim < 0.5:
         return []  # digits of a region code 'contained' in stock codes are a coincidence
+    if pk in CODE_SYSTEMS and fk == "id" and fname.lower() != "code":
+        return []  # only TourAPI areaCode2's own `code` listing feeds its codes (a meal code does not)
     if not trans:
         return []
     out = []

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 from .values import infer_kind
 
 COORD_PAIRS = (("lat", "lon"), ("kma_nx", "kma_ny"), ("tm_x", "tm_y"), ("utmk_x", "utmk_y"))
-KEY_KINDS = frozenset({"id"})
+KEY_KINDS = frozenset({"id", "tago_city", "tour_area", "tour_sigungu"})  # platform code systems are ids
 TEMPORAL = frozenset({"date", "yyyymm", "year", "month", "datetime", "hhmm"})
 JOINT = ("coord", "key")
 

@@ -322,6 +322,13 @@ async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: r
     return args, res
 
 
+def _norm_value(v: Any) -> str:
+    """A value as compared across tools: digit strings without leading zeros (a month "05"
+    handed back to a calendar that was asked for solMonth=5 is the same month)."""
+    t = str(v).strip()
+    return (t.lstrip("0") or "0") if t.isdigit() else t
+
+
 def _records_key(records: list[dict]) -> str:
     import json
 
@@ -438,7 +445,7 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         sampler.add_context(dst, filled)
         main = bindings[0]
         pr.echoed = _echoes(args[main["to_param"]], res.records)
-        pr.passthrough = str(args[main["to_param"]]).strip() in {str(v).strip() for v in pr.a_args.values()}
+        pr.passthrough = _norm_value(args[main["to_param"]]) in {_norm_value(v) for v in pr.a_args.values()}
         if sensitivity:
             pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng, sampler)
     elif kind == "empty" and baseline is not None and not baseline.get(dst, True) and not sampler.contexts.get(dst):

@@ -21,6 +21,11 @@ SIDO_SHORT = {short for _, _, short, _ in SIDO} | {"전국"}
 
 # (kind, name regex, description regex); checked in order, first hits score highest.
 _NAME_RULES: list[tuple[str, str]] = [
+    # code systems of one platform: a TAGO city code and a TourAPI area/district code are all
+    # small integers, so as generic ids they bind into each other by coincidence (audit 3)
+    ("tago_city", r"^citycode$"),
+    ("tour_area", r"^areacode$"),
+    ("tour_sigungu", r"^sigungu_?code$"),
     ("lat", r"(^|_)(lat|latitude|gpslati|mapy|ypos|dmx|wgs84lat)$|lati$"),
     ("lon", r"(^|_)(lon|lng|longitude|gpslong|mapx|xpos|dmy|wgs84lon)$|long$"),
     ("tm_x", r"^tmx$"),
@@ -204,7 +209,9 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
                   "neis_office": [("sido_to_neis_office", {}, 0.9)], "tour_area": [("sido_to_tourapi_area", {}, 0.9)]},
     "sido_short": {"sido_name": [("sido_full", {}, 0.9)], "sido_short": [("identity", {}, 1.0)]},
     "address": {"sido_short": [("sido_short", {}, 0.7)],
-                "address": [("identity", {}, 0.8), ("first_tokens", {"n": 2}, 0.6)],
+                # not first_tokens: an address cut to its district names no entity (a juso
+                # search on "서울 종로구" returns arbitrary addresses, audit 3)
+                "address": [("identity", {}, 0.8)],
                 "dong_name": [("umd_from_address", {}, 0.7)],
                 "sido_name": [("first_tokens", {"n": 1}, 0.6)], "sgg_name": [("first_tokens", {"n": 2}, 0.5)]},
     "date": {"yyyymm": [("yyyymm", {}, 0.9)], "date": [("yyyymmdd", {}, 0.9), ("identity", {}, 0.85)],
@@ -227,7 +234,12 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
     "constituency": {"address": [("constituency_district", {}, 0.85)], "constituency": [("identity", {}, 1.0)]},
     "dong_name": {"dong_name": [("identity", {}, 1.0)]},
     "sgg_name": {"sgg_name": [("identity", {}, 1.0)]},
-    "id": {"id": [("identity", {}, 0.9)]},
+    "id": {"id": [("identity", {}, 0.9)],
+           # TourAPI areaCode2 lists its codes in a generic `code` field
+           "tour_area": [("identity", {}, 0.9)], "tour_sigungu": [("identity", {}, 0.8)]},
+    "tago_city": {"tago_city": [("identity", {}, 1.0)]},
+    "tour_area": {"tour_area": [("identity", {}, 1.0)]},
+    "tour_sigungu": {"tour_sigungu": [("identity", {}, 1.0)]},
     "name": {"name": [("identity", {}, 0.9)], "station_name": [("identity", {}, 0.5)], "text": [("identity", {}, 0.5)]},
     "year": {"year": [("identity", {}, 1.0)]},
     "month": {"month": [("identity", {}, 1.0)]},

@@ -13,6 +13,14 @@ each link fed by the previous link's real output). Outcomes update the arms used
   environmental (transient/quota) beta  += w_env     (0.25: the link may be fine)
   upstream / uninformative        no update
 
+Before Thompson sampling, a *coverage phase* gives every candidate arm `coverage_probes` direct,
+distinct probes (A from graph-guided seed inputs, B bound from A's record), in rounds of one probe
+per undecided arm: bandit paths concentrate on high-sampled edges, and arms of reference links
+otherwise ended with 1-8 probes and noisy posteriors. Thompson paths spend the rest of the budget
+(`iterations` x `paths_per_iter` paths, less the coverage probes, but at least a third of it).
+A probe identical to one the arm already had (same A inputs, same B call) is not new evidence and
+does not update the posterior (the sandbox is deterministic).
+
 Arms whose posterior mean falls below `prune_below` after `min_probes` are pruned; an edge is
 verified when one binding set has posterior mean >= `viable` with at least one success.
 """
@@ -27,6 +35,7 @@ from typing import Any, Callable
 import networkx as nx
 import numpy as np
 
+from .env import call_key
 from .groups import carried_keys
 from .probes import ENVIRONMENTAL, STRUCTURAL, SeedSampler, classify, probe_link, run_seed
 
@@ -52,6 +61,8 @@ class VerifyConfig:
     w_insensitive: float = 2.0
     sensitivity_checks: int = 3
     settle_after: int = 8
+    coverage_probes: int = 3  # distinct informative probes every arm gets before Thompson sampling
+    coverage_rounds: int = 6  # at most this many coverage attempts per arm (upstream failures, repeats)
 
 
 def arm_id(src: str, dst: str, b: dict) -> str:
@@ -167,6 +178,10 @@ class Verifier:
         self.log: list[dict] = []
         self.executions = 0
         self.attempts: dict[tuple[str, str], int] = {}
+        self.seen_probes: set[tuple] = set()  # (arm, A call, B call): dedupes repeated evidence
+        self.duplicates = 0
+        self.coverage_probes = 0
+        self.thompson_paths = 0
 
     async def compute_baseline(self) -> None:
         """Does each tool return data on its own example inputs? (tells 'empty' apart)."""
@@ -261,7 +276,8 @@ class Verifier:
                 best[p] = aid
         return list(best.values())
 
-    async def _probe_path(self, start: tuple[str, str], theta: dict[str, float], split: str = "train") -> list[dict]:
+    async def _probe_path(self, start: tuple[str, str], theta: dict[str, float], split: str = "train",
+                          force: str | None = None, max_len: int | None = None) -> list[dict]:
         """Probe a path starting with edge `start`; each further link uses the previous B output.
 
         On every link one arm is under test (Thompson's pick); companions only complete B's
@@ -272,8 +288,8 @@ class Verifier:
         a_result = a_args = None
         from kopa_bench.client.result import ToolResult
 
-        for depth in range(self.cfg.path_len):
-            primary = self._primary(edge, theta)
+        for depth in range(max_len or self.cfg.path_len):
+            primary = force if (depth == 0 and force) else self._primary(edge, theta)
             if primary is None:
                 break
             arm = self.arms[primary]
@@ -284,7 +300,8 @@ class Verifier:
                                   a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check,
                                   soft_companions=True, mandatory=mandatory, keep=keep)
             events.append({"edge": edge, "arms": [primary], "outcome": pr.outcome, "depth": depth,
-                           "sensitive": pr.sensitive, "echoed": pr.echoed, "passthrough": pr.passthrough})
+                           "sensitive": pr.sensitive, "echoed": pr.echoed, "passthrough": pr.passthrough,
+                           "key": (call_key(edge[0], pr.a_args), call_key(edge[1], pr.b_args) if pr.b_args else pr.outcome)})
             if pr.outcome != "success":
                 break
             self.sampler.harvest(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
@@ -298,11 +315,73 @@ class Verifier:
             edge = (edge[1], nxt)
         return events
 
+    def _record(self, events: list[dict], it: int) -> None:
+        """Apply one path's outcomes to the arms (repeated identical probes are skipped)."""
+        cfg = self.cfg
+        for ev in events:
+            self.executions += 1
+            for aid in ev["arms"]:
+                key = (aid, *ev["key"])
+                if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
+                    self.duplicates += 1
+                    continue
+                self.seen_probes.add(key)
+                update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
+                       ev.get("passthrough", False))
+            if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
+                e0 = tuple(ev["edge"])
+                self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
+            self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": ev["outcome"],
+                             "sensitive": ev.get("sensitive")})
+
+    async def coverage(self, batch: int = 1000) -> int:
+        """Every undecided arm gets `coverage_probes` distinct probes of its own (one per round,
+        at most `coverage_rounds` attempts); returns the number of link probes spent."""
+        cfg = self.cfg
+        tries: dict[str, int] = {}
+        spent = 0
+        for rnd in range(cfg.coverage_rounds):
+            todo = [aid for aid, arm in self.arms.items()
+                    if not arm.pruned and not arm.settled(cfg) and arm.n < cfg.coverage_probes
+                    and tries.get(aid, 0) < cfg.coverage_rounds]
+            if not todo:
+                break
+            self.rng.shuffle(todo)
+            theta = self._sample_theta()
+            for i in range(0, len(todo), batch):
+                chunk = todo[i:i + batch]
+                for aid in chunk:
+                    tries[aid] = tries.get(aid, 0) + 1
+                paths = await asyncio.gather(*(
+                    self._probe_path((self.arms[aid].src, self.arms[aid].dst), theta, force=aid, max_len=1)
+                    for aid in chunk))
+                for events in paths:
+                    spent += len(events)
+                    self._record(events, -1 - rnd)
+        self.coverage_probes = spent
+        return spent
+
+    def probes_per_arm(self) -> dict[str, Any]:
+        """How many informative probes the arms got: live (not pruned) arms by bucket."""
+        buckets = {"0": 0, "1": 0, "2": 0, "3-4": 0, "5-9": 0, "10+": 0}
+        live = [a.n for a in self.arms.values() if not a.pruned]
+        for n in live:
+            k = str(n) if n < 3 else "3-4" if n < 5 else "5-9" if n < 10 else "10+"
+            buckets[k] += 1
+        return {"live_arms": len(live), "live_by_probes": buckets,
+                "live_below_min": sum(n < self.cfg.min_probes for n in live),
+                "median_live": float(np.median(live)) if live else 0.0,
+                "all_arms_mean": round(float(np.mean([a.n for a in self.arms.values()])), 2) if self.arms else 0.0}
+
     async def run(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         if not self.baseline:
             await self.compute_baseline()
         cfg = self.cfg
-        for it in range(cfg.iterations):
+        budget = cfg.iterations * cfg.paths_per_iter
+        if cfg.coverage_probes > 0:
+            budget = max(budget - await self.coverage(), budget // 3)
+        iterations = -(-budget // cfg.paths_per_iter) if cfg.paths_per_iter else 0
+        for it in range(iterations):
             live = self.live_edges()
             if not live:
                 break
@@ -319,20 +398,14 @@ class Verifier:
             starts = [scored[i % len(scored)] for i in range(cfg.paths_per_iter)]
             for e in starts:
                 self.attempts[e] = self.attempts.get(e, 0) + 1
+            self.thompson_paths += len(starts)
             batches = await asyncio.gather(*(self._probe_path(e, theta) for e in starts))
             for events in batches:
-                for ev in events:
-                    self.executions += 1
-                    for aid in ev["arms"]:
-                        update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
-                               ev.get("passthrough", False))
-                    if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
-                        e0 = tuple(ev["edge"])
-                        self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
-                    self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": ev["outcome"],
-                                     "sensitive": ev.get("sensitive")})
+                self._record(events, it)
             if progress:
-                progress(it + 1, cfg.iterations)
+                progress(it + 1, iterations)
+        if progress:
+            progress(cfg.iterations, cfg.iterations)
         return self.summary()
 
     # -- results ----------------------------------------------------------------------------
@@ -369,6 +442,10 @@ class Verifier:
             return True
         # a calendar record names a day, but a value equal to one of A's own arguments (holiday ->
         # anniversaries of the year the user gave) carries nothing A's output added (audit 2)
+        # a calendar's day handed to another calendar tool names only a period (holiday -> rest
+        # days of its month: the month the user asked A about comes back, audit 3)
+        if self.is_calendar(edge[1]):
+            return False
         return self.is_calendar(edge[0]) and any(2 * a.passthrough < max(1, a.successes) for a in arms)
 
     def complete_groups(self, edge: tuple[str, str], arms: list[Arm]) -> list[Arm]:
@@ -420,4 +497,6 @@ class Verifier:
         vg = self.verified_graph()
         return {"candidate_edges": self.g.number_of_edges(), "candidate_bindings": len(self.arms),
                 "verified_edges": vg.number_of_edges(), "pruned_arms": sum(a.pruned for a in self.arms.values()),
-                "link_probes": self.executions, "outcomes": outcomes}
+                "link_probes": self.executions, "coverage_probes": self.coverage_probes,
+                "thompson_paths": self.thompson_paths, "duplicate_probes": self.duplicates,
+                "probes_per_arm": self.probes_per_arm(), "outcomes": outcomes}

@@ -1,0 +1,116 @@
+"""EDGE probe allocation: a coverage phase gives every arm its own distinct probes before Thompson
+sampling, repeated identical probes are not counted twice, probes per arm are reported; code
+systems of different platforms do not bind into each other; a calendar day handed back to a
+calendar is no evidence. FakeClient and catalog only (no world)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kopa_bench.catalog import get_catalog
+
+from tests.test_edge import CTP, LST, NEAR, RT, TM, _Sub, fake
+
+
+@pytest.fixture(scope="module")
+def small():
+    return _Sub(get_catalog(), [TM, NEAR, RT, CTP, LST])
+
+
+def _verifier(cat, **cfg):
+    from edge_synth.candidates import build_candidate_graph
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import Verifier, VerifyConfig, bootstrap_samples
+
+    ex = ProbeExecutor(fake())
+    sampler = SeedSampler(cat, seed=0)
+    g = build_candidate_graph(cat)
+    asyncio.run(bootstrap_samples(ex, sampler, cat, rounds=2, per_tool=2))
+    return Verifier(g, ex, sampler, VerifyConfig(seed=0, **cfg))
+
+
+def test_coverage_phase_probes_every_arm_before_thompson(small):
+    v = _verifier(small, iterations=0, paths_per_iter=40, coverage_probes=3, coverage_rounds=6)
+    summary = asyncio.run(v.run())
+    assert v.thompson_paths == 0 and v.coverage_probes > 0
+    # every arm was either decided (pruned), got its 3 distinct informative probes, or ran out of
+    # coverage attempts (an upstream that never answers, inputs that only repeat)
+    for aid, arm in v.arms.items():
+        assert arm.pruned or arm.n >= 3 or v.coverage_probes >= len(v.arms), aid
+    under = [a for a in v.arms.values() if not a.pruned and a.n < 3]
+    assert summary["probes_per_arm"]["live_below_min"] == len(under)
+    assert sum(summary["probes_per_arm"]["live_by_probes"].values()) == summary["probes_per_arm"]["live_arms"]
+    assert {"coverage_probes", "thompson_paths", "duplicate_probes"} <= set(summary)
+
+
+def test_thompson_gets_the_budget_coverage_left(small):
+    v = _verifier(small, iterations=3, paths_per_iter=40, coverage_probes=2)
+    asyncio.run(v.run())
+    budget = 3 * 40
+    left = max(budget - v.coverage_probes, budget // 3)  # never starved by coverage
+    assert 0 < v.thompson_paths <= -(-left // 40) * 40
+
+
+def test_identical_probe_is_not_counted_twice(small):
+    from edge_synth.verify import Verifier
+
+    v = _verifier(small, iterations=0, paths_per_iter=1)
+    aid = next(iter(v.arms))
+    arm = v.arms[aid]
+    n0, a0 = arm.n, arm.alpha
+    ev = {"edge": (arm.src, arm.dst), "arms": [aid], "outcome": "success", "depth": 0, "sensitive": True,
+          "echoed": False, "passthrough": False, "key": ("A(x=1)", "B(y=2)")}
+    Verifier._record(v, [ev], 0)
+    Verifier._record(v, [dict(ev)], 1)
+    assert arm.n == n0 + 1 and arm.alpha == a0 + 1 and v.duplicates == 1
+    Verifier._record(v, [dict(ev, key=("A(x=1)", "B(y=3)"))], 2)  # another B call: new evidence
+    assert arm.n == n0 + 2
+
+
+def test_tago_and_tourapi_codes_are_separate_systems():
+    from edge_synth.candidates import score_binding
+    from edge_synth.values import infer_kind
+
+    city = {"kind": infer_kind("citycode", "도시코드", ["25"]), "desc": "도시코드"}
+    sgg = {"kind": infer_kind("sigunguCode", "시군구코드 district code within areaCode", ["1"]), "desc": "시군구코드"}
+    area = {"kind": infer_kind("areaCode", "지역코드 area code", ["1"]), "desc": "지역코드"}
+    assert (city["kind"], sgg["kind"], area["kind"]) == ("tago_city", "tour_sigungu", "tour_area")
+    assert score_binding("citycode", city, "sigunguCode", sgg, 0.0) == []
+    assert score_binding("sigungucode", sgg, "cityCode", {**city, "required": True}, 0.0) == []
+    # same system still binds, and TourAPI areaCode2's generic `code` still feeds areaCode
+    assert score_binding("citycode", city, "cityCode", city, 0.0)
+    assert score_binding("sigungucode", sgg, "sigunguCode", sgg, 0.0)
+    assert score_binding("code", {"kind": "id", "desc": "코드"}, "areaCode", area, 0.0)
+    # ... but a NEIS meal code (1/2/3) is no TourAPI area code
+    assert score_binding("MMEAL_SC_CODE", {"kind": "id", "desc": "식사코드"}, "areaCode", area, 0.0) == []
+
+
+def test_an_address_is_not_cut_to_its_district():
+    from edge_synth.values import transforms_for
+
+    assert [t[0] for t in transforms_for("address", "address")] == ["identity"]
+
+
+def test_calendar_day_handed_back_to_a_calendar_is_not_evidence():
+    from tests.test_edge_precision import _b
+    from tests.test_edge_precision import _verifier as verifier
+
+    cat = get_catalog()
+    v = verifier(cat, [
+        ("kasi_getHoliDeInfo", "kasi_getRestDeInfo",
+         [_b("locdate", "solYear", "date", "year", "year"), _b("locdate", "solMonth", "date", "month", "month_2d")]),
+        ("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade", [_b("locdate", "DEAL_YMD", "date", "yyyymm", "yyyymm")]),
+    ])
+    vg = v.verified_graph()
+    assert not vg.has_edge("kasi_getHoliDeInfo", "kasi_getRestDeInfo")
+    assert vg.has_edge("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade")
+
+
+def test_month_passed_back_counts_as_passthrough():
+    from edge_synth.probes import _norm_value
+
+    assert _norm_value("05") == _norm_value(5) == "5"
+    assert _norm_value("0") == "0" and _norm_value("종로구") == "종로구"
