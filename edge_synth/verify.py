@@ -19,7 +19,9 @@ per undecided arm: bandit paths concentrate on high-sampled edges, and arms of r
 otherwise ended with 1-8 probes and noisy posteriors. Thompson paths spend the rest of the budget
 (`iterations` x `paths_per_iter` paths, less the coverage probes, but at least a third of it).
 A probe identical to one the arm already had (same A inputs, same B call) is not new evidence and
-does not update the posterior (the sandbox is deterministic).
+does not update the posterior (the sandbox is deterministic). In the coverage phase a failure
+whose B call bound a companion with no success yet is not credited to the arm under test: the
+companion, chosen by prior while every arm is fresh, may be the wrong one.
 
 Arms whose posterior mean falls below `prune_below` after `min_probes` are pruned; an edge is
 verified when one binding set has posterior mean >= `viable` with at least one success.
@@ -182,6 +184,7 @@ class Verifier:
         self.duplicates = 0
         self.coverage_probes = 0
         self.thompson_paths = 0
+        self.companion_skipped = 0  # coverage failures not credited: an unconfirmed companion was bound
 
     async def compute_baseline(self) -> None:
         """Does each tool return data on its own example inputs? (tells 'empty' apart)."""
@@ -293,13 +296,15 @@ class Verifier:
             if primary is None:
                 break
             arm = self.arms[primary]
-            bindings = [arm.binding] + [self.arms[i].binding for i in self._companions(edge, primary)]
+            bindings_ids = self._companions(edge, primary)
+            bindings = [arm.binding] + [self.arms[i].binding for i in bindings_ids]
             check = (arm.sens_pos + arm.sens_neg) < self.cfg.sensitivity_checks
             mandatory, keep = self.group_needs(edge, {arm.binding["to_param"]})
             pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
                                   a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check,
                                   soft_companions=True, mandatory=mandatory, keep=keep)
-            events.append({"edge": edge, "arms": [primary], "outcome": pr.outcome, "depth": depth,
+            used = [i for i in bindings_ids if self.arms[i].binding["to_param"] in (pr.b_args or {})]
+            events.append({"edge": edge, "arms": [primary], "companions": used, "outcome": pr.outcome, "depth": depth,
                            "sensitive": pr.sensitive, "echoed": pr.echoed, "passthrough": pr.passthrough,
                            "key": (call_key(edge[0], pr.a_args), call_key(edge[1], pr.b_args) if pr.b_args else pr.outcome)})
             if pr.outcome != "success":
@@ -315,11 +320,26 @@ class Verifier:
             edge = (edge[1], nxt)
         return events
 
-    def _record(self, events: list[dict], it: int) -> None:
-        """Apply one path's outcomes to the arms (repeated identical probes are skipped)."""
+    def companion_caused(self, ev: dict) -> bool:
+        """A failed probe whose B call used a companion with no success of its own yet: the
+        companion (picked by prior while arms are fresh) may be what failed, so the outcome says
+        nothing about the arm under test (FSC basDt -> ECOS START_TIME lost 3 coverage probes to
+        a wrong companion and was pruned, yet succeeded 10/10 with the right one)."""
+        if ev["outcome"] == "success" or ev["outcome"] in ENVIRONMENTAL or ev["outcome"].startswith("upstream"):
+            return False
+        return any(self.arms[i].successes == 0 for i in ev.get("companions", ()))
+
+    def _record(self, events: list[dict], it: int, coverage: bool = False) -> None:
+        """Apply one path's outcomes to the arms (repeated identical probes are skipped; in the
+        coverage phase a failure caused by an unconfirmed companion is not credited)."""
         cfg = self.cfg
         for ev in events:
             self.executions += 1
+            if coverage and self.companion_caused(ev):
+                self.companion_skipped += 1
+                self.log.append({"iter": it, "edge": list(ev["edge"]), "outcome": "companion_uninformative",
+                                 "sensitive": None})
+                continue
             for aid in ev["arms"]:
                 key = (aid, *ev["key"])
                 if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
@@ -357,7 +377,7 @@ class Verifier:
                     for aid in chunk))
                 for events in paths:
                     spent += len(events)
-                    self._record(events, -1 - rnd)
+                    self._record(events, -1 - rnd, coverage=True)
         self.coverage_probes = spent
         return spent
 
@@ -442,11 +462,21 @@ class Verifier:
             return True
         # a calendar record names a day, but a value equal to one of A's own arguments (holiday ->
         # anniversaries of the year the user gave) carries nothing A's output added (audit 2)
-        # a calendar's day handed to another calendar tool names only a period (holiday -> rest
-        # days of its month: the month the user asked A about comes back, audit 3)
-        if self.is_calendar(edge[1]):
+        # a calendar's day handed to another tool of the same calendar service names only a period
+        # (KASI holiday -> KASI rest days of its month: the month the user asked A about comes back,
+        # audit 3); a dated record of another service (a TourAPI festival -> KASI rest days of the
+        # festival's month) does name its own entity's day, so only same-service pairs are refused
+        if not self.is_calendar(edge[0]):
             return False
-        return self.is_calendar(edge[0]) and any(2 * a.passthrough < max(1, a.successes) for a in arms)
+        if self.is_calendar(edge[1]) and self.same_service(edge):
+            return False
+        return any(2 * a.passthrough < max(1, a.successes) for a in arms)
+
+    def same_service(self, edge: tuple[str, str]) -> bool:
+        """A and B belong to one API service (the node's `service`, else the tool id's prefix:
+        kasi_getHoliDeInfo and kasi_getRestDeInfo are both KASI SpcdeInfoService)."""
+        sa, sb = (self.g.nodes[t].get("service") or t.split("_", 1)[0] for t in edge)
+        return sa == sb
 
     def complete_groups(self, edge: tuple[str, str], arms: list[Arm]) -> list[Arm]:
         """The verified binding set without half keys: arms into a joint group whose other
@@ -499,4 +529,5 @@ class Verifier:
                 "verified_edges": vg.number_of_edges(), "pruned_arms": sum(a.pruned for a in self.arms.values()),
                 "link_probes": self.executions, "coverage_probes": self.coverage_probes,
                 "thompson_paths": self.thompson_paths, "duplicate_probes": self.duplicates,
+                "companion_uninformative": self.companion_skipped,
                 "probes_per_arm": self.probes_per_arm(), "outcomes": outcomes}

@@ -114,3 +114,48 @@ def test_month_passed_back_counts_as_passthrough():
 
     assert _norm_value("05") == _norm_value(5) == "5"
     assert _norm_value("0") == "0" and _norm_value("종로구") == "종로구"
+
+
+def test_dated_record_of_another_service_feeds_a_calendar():
+    """The calendar rule refuses only same-service pairs: a festival (TourAPI, dated by its own
+    start date) -> KASI rest days of the festival's month is evidence; KASI -> KASI is not."""
+    from tests.test_edge_precision import _b
+    from tests.test_edge_precision import _verifier as verifier
+
+    cat = get_catalog()
+    v = verifier(cat, [
+        ("tourapi_searchFestival2", "kasi_getRestDeInfo",
+         [_b("eventstartdate", "solYear", "date", "year", "year"),
+          _b("eventstartdate", "solMonth", "date", "month", "month_2d")]),
+        ("kasi_getHoliDeInfo", "kasi_getRestDeInfo", [_b("locdate", "solMonth", "date", "month", "month_2d")]),
+    ])
+    assert v.is_calendar("tourapi_searchFestival2") and v.is_calendar("kasi_getRestDeInfo")
+    vg = v.verified_graph()
+    assert vg.has_edge("tourapi_searchFestival2", "kasi_getRestDeInfo")
+    assert not vg.has_edge("kasi_getHoliDeInfo", "kasi_getRestDeInfo")
+
+
+def test_coverage_failure_with_an_unconfirmed_companion_is_not_credited(small):
+    """In the coverage phase a failure whose B call bound a companion with no success yet is not
+    the tested arm's fault (it may be the companion's); once the companion has succeeded, it is."""
+    from edge_synth.verify import Verifier
+
+    v = _verifier(small, iterations=0, paths_per_iter=1)
+    aid, cid = list(v.arms)[:2]
+    arm, comp = v.arms[aid], v.arms[cid]
+    comp.successes = 0
+    ev = {"edge": (arm.src, arm.dst), "arms": [aid], "companions": [cid], "outcome": "argument", "depth": 0,
+          "sensitive": None, "echoed": False, "passthrough": False, "key": ("A(x=1)", "B(y=2)")}
+    n0, b0 = arm.n, arm.beta
+    for i in range(5):
+        Verifier._record(v, [dict(ev, key=("A(x=1)", f"B(y={i})"))], -1, coverage=True)
+    assert arm.n == n0 and arm.beta == b0 and not arm.pruned and v.companion_skipped == 5
+    Verifier._record(v, [dict(ev, key=("A(x=1)", "B(y=9)"))], 0)  # Thompson phase: credited
+    assert arm.n == n0 + 1 and arm.beta > b0
+    comp.successes = 1  # a confirmed companion: the failure is the tested arm's
+    Verifier._record(v, [dict(ev, key=("A(x=1)", "B(y=10)"))], -1, coverage=True)
+    assert arm.n == n0 + 2 and v.companion_skipped == 5
+    # successes and upstream failures are unaffected by companions
+    comp.successes = 0
+    Verifier._record(v, [dict(ev, outcome="success", key=("A(x=1)", "B(y=11)"))], -1, coverage=True)
+    assert arm.successes >= 1 and arm.n == n0 + 3
