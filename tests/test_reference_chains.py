@@ -69,7 +69,7 @@ def _params():
         yield pytest.param(i, id=f"link{i:02d}", marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
 
 
-def _run_link_program(index: int, spec: dict, client, catalog, program: list[dict] | None = None, clock=None) -> None:
+def _run_link_program(index: int, spec: dict, client, catalog, program: list[dict] | None = None, clock=None):
     task = _task(index, catalog, program)
     to_step = task.step(spec["to_step"])
     # the to step is bound to the from step (an argument, or the pick that plays the client-side filter)
@@ -89,11 +89,16 @@ def _run_link_program(index: int, spec: dict, client, catalog, program: list[dic
     if to_step.pick is not None:
         assert to_run.picked is not None, f"link {index}: the pick on {to_step.id} matched no record"
     assert any(e.source_step == spec["from_step"] for e in to_run.edges) or to_step.pick is not None or to_step.condition is not None
+    return gold
 
 
 @pytest.mark.parametrize("index", list(_params()))
 def test_reference_chain_executes(index, client, catalog):
-    _run_link_program(index, BY_INDEX[index], client, catalog)
+    """Both ends of the link answer with records and the consumer is bound to the producer
+    (the helper asserts each step; here, the end-to-end outcome)."""
+    gold = _run_link_program(index, BY_INDEX[index], client, catalog)
+    spec = BY_INDEX[index]
+    assert gold.step(spec["from_step"]).records and gold.step(spec["to_step"]).records, index
 
 
 NOT_EXECUTABLE = sorted(i for i, p in BY_INDEX.items() if p.get("not_executable"))

@@ -21,6 +21,7 @@ import pytest
 gradio_client = pytest.importorskip("gradio_client")
 
 from tests.test_space_helpers import TASKS, free_port, running_space  # noqa: E402
+from tests.test_space_api import _text  # noqa: E402  (message content -> text, shared with the API test)
 
 TASK = next(t for t in json.loads(TASKS.read_text(encoding="utf-8")) if t["id"] == "kopa-space-001")
 REF = re.compile(r"^\$(s\d+)\.items\[(\d+)\]\.(\w+)$")
@@ -35,14 +36,6 @@ def space_url():
 def _predict(client, model_kind: str, target: str = "", endpoint_model: str = "", max_steps: int = 8, task_id: str = TASK["id"]):
     return client.predict("benchmark task", task_id, "", [], model_kind, target, endpoint_model, "sandbox", "", max_steps,
                           api_name="/run_agent")
-
-
-def _text(content) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        return str(content.get("text", content))
-    return " ".join(_text(c) for c in content)
 
 
 # -- a fake OpenAI-compatible server --------------------------------------------------------------

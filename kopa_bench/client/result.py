@@ -59,16 +59,22 @@ class ToolResult(BaseModel):
             if self.error.code:
                 err["code"] = self.error.code
             return {"error": err}
-        items = self.records if max_records is None else self.records[:max_records]
         view: dict[str, Any] = {
             "resultCode": self.result_code,
             "resultMsg": self.result_msg,
             "totalCount": self.total_count if self.total_count is not None else len(self.records),
-            "items": items,
+            "items": self.records,
         }
-        if max_records is not None and len(self.records) > max_records:
-            view["truncated"] = f"showing {max_records} of {len(self.records)} returned items"
-        return view
+        return cap_items(view, max_records)
 
     def for_model(self, max_records: int | None = 50) -> str:
         return json.dumps(self.model_view(max_records), ensure_ascii=False)
+
+
+def cap_items(view: dict[str, Any], max_records: int | None) -> dict[str, Any]:
+    """A model view with at most `max_records` items and a note saying how many were cut. Also
+    applied to tool messages already rendered (training data), so they match what the runner shows."""
+    items = view.get("items")
+    if max_records is None or not isinstance(items, list) or len(items) <= max_records:
+        return view
+    return {**view, "items": items[:max_records], "truncated": f"showing {max_records} of {len(items)} returned items"}

@@ -27,6 +27,7 @@ from transformers import AutoTokenizer
 
 from edge_synth.export import Decontaminator
 from kopa_bench.catalog import get_catalog, tool_schemas
+from kopa_bench.client.result import cap_items
 from kopa_bench.runner.agent import system_prompt, world_now
 from kopa_bench.runner.backends.transformers_backend import template_messages
 from kopa_bench.tasks.models import load_tasks
@@ -37,17 +38,13 @@ def shorten(m: dict, keep: int) -> dict:
     """A tool message as the runner would show it with max_tool_records=keep."""
     if m.get("role") != "tool":
         return m
-    m = dict(m)
     try:
         obj = json.loads(m["content"])
     except (ValueError, TypeError):
         return m
-    if isinstance(obj, dict) and isinstance(obj.get("items"), list) and len(obj["items"]) > keep:
-        n = len(obj["items"])
-        obj["items"] = obj["items"][:keep]
-        obj["truncated"] = f"showing {keep} of {n} returned items"
-        m["content"] = json.dumps(obj, ensure_ascii=False)
-    return m
+    if not isinstance(obj, dict):
+        return m
+    return {**m, "content": json.dumps(cap_items(obj, keep), ensure_ascii=False)}
 
 
 def main() -> None:
