@@ -47,9 +47,14 @@ class ScriptArguments:
     max_tool_calls: int = field(default=8, metadata={"help": "tool calls per episode; later ones return an error."})
     max_records: int = field(default=20, metadata={"help": "records per tool result shown to the model."})
     tool_lang: str = field(default="both", metadata={"help": "tool description language: ko | en | both."})
-    system_prompt: str | None = field(default=None, metadata={"help": "override train.prepare_data.SYSTEM_PROMPT."})
+    system_prompt: str | None = field(default=None, metadata={
+        "help": "override train.prepare_data.SYSTEM_PROMPT; 'runner' = the benchmark runner's own system prompt "
+                "(kopa_bench.runner.agent.system_prompt at the world clock), so training sees what evaluation shows."})
     data_version: str | None = field(default=None, metadata={"help": "dataset version stated in the model card."})
     results_json: str | None = field(default=None, metadata={"help": "KOPA-Bench results JSON for the model card."})
+    runner_tool_parsing: bool = field(default=True, metadata={
+        "help": "also execute the call formats the benchmark runner accepts (JSON fences, bare JSON) when the chat "
+                "template's own syntax finds no call (train.tool_parsing); false = TRL's parser only."})
 
     def __post_init__(self):
         from train.rewards import REWARDS
@@ -78,27 +83,39 @@ class ScriptArguments:
                            platforms=tuple(self.kopa_platforms) if self.kopa_platforms else None)
 
 
+def resolve_system_prompt(value: str | None) -> str:
+    """The system prompt rollouts start from: ours by default, the runner's with 'runner', or the text given."""
+    from train.prepare_data import SYSTEM_PROMPT
+
+    if value == "runner":
+        from kopa_bench.runner.agent import system_prompt, world_now
+
+        return system_prompt(world_now())
+    return value or SYSTEM_PROMPT
+
+
 def build_trainer(script_args: ScriptArguments, training_args: GRPOConfig, model_args: ModelConfig, callbacks=None):
     """The GRPOTrainer, with one KOPA environment per offered tool set."""
     from trl import GRPOTrainer
 
     from train.environment import build_environment_factories
     from train.modeling import ensure_tool_parsing, load_model_and_tokenizer
-    from train.prepare_data import SYSTEM_PROMPT, load_rows, to_grpo
+    from train.prepare_data import load_rows, to_grpo
     from train.rewards import get_reward_funcs, set_default_settings
 
     weights = training_args.reward_weights  # GRPOConfig owns the weights; check they line up with our names
     if weights is not None and len(weights) != len(script_args.reward_funcs):
         raise ValueError(f"reward_weights has {len(weights)} values for {len(script_args.reward_funcs)} reward_funcs "
                          f"{script_args.reward_funcs}; give one weight per function")
+    system = resolve_system_prompt(script_args.system_prompt)
     rows = load_rows(script_args.dataset_name, script_args.dataset_config, script_args.dataset_train_split)
     if script_args.max_train_samples:
         rows = rows.select(range(min(script_args.max_train_samples, len(rows))))
-    train_ds = to_grpo(rows, script_args.system_prompt or SYSTEM_PROMPT)
+    train_ds = to_grpo(rows, system)
     eval_ds = None
     if script_args.dataset_test_split and training_args.eval_strategy != "no":
         eval_ds = to_grpo(load_rows(script_args.dataset_name, script_args.dataset_config, script_args.dataset_test_split),
-                          script_args.system_prompt or SYSTEM_PROMPT)
+                          system)
     settings = script_args.env_settings()
     set_default_settings(settings)
     factories = build_environment_factories(train_ds, settings, script_args.tool_lang)
@@ -107,6 +124,10 @@ def build_trainer(script_args: ScriptArguments, training_args: GRPOConfig, model
 
     model, tokenizer = load_model_and_tokenizer(model_args, training_args)
     ensure_tool_parsing(tokenizer)
+    if script_args.runner_tool_parsing:
+        from train.tool_parsing import align_with_runner
+
+        align_with_runner(tokenizer)
     return GRPOTrainer(
         model=model,
         reward_funcs=get_reward_funcs(script_args.reward_funcs),
