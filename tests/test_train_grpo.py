@@ -120,3 +120,150 @@ def test_script_arguments_validate():
         ScriptArguments(kopa_backend="replay")
     with pytest.raises(ValueError, match="kopa_backend"):
         ScriptArguments(kopa_backend="ftp://x")
+
+
+# --- Qwen3.5 GPU recipes, run on CPU with a tiny model of the same architecture -------------------
+#
+# The recipe YAML is used as written except for what a CPU box cannot do (QWEN35_CPU_OVERRIDES): the
+# model (a tiny random Qwen3.5 with the real Qwen3.5 chat template), vLLM, bf16 (also the bf16 load
+# dtype), wandb, the batch/generation sizes and the step count, and the dataset folder (the recipe's
+# data/edge-trajectories is built on demand; a 3-row folder in the same EDGE layout, built by the
+# real builder, stands in, read with the recipe's own dataset_config/split).
+
+# Qwen3.5's think template opens the assistant turn with "<think>\n"; the seeded turns close it.
+QWEN35_SEEDED_CALL = ("\n</think>\n\n<tool_call>\n<function=airkorea_getTMStdrCrdnt>\n<parameter=umdName>\n혜화동\n"
+                      "</parameter>\n</function>\n</tool_call><|im_end|>")
+QWEN35_SEEDED_ANSWER = "\n</think>\n\n혜화동 좌표를 조회했습니다.<|im_end|>"
+QWEN35_CPU_OVERRIDES = {
+    "use_vllm": "false", "bf16": "false", "use_cpu": "true", "dtype": "float32", "report_to": "none",
+    "per_device_train_batch_size": "2", "gradient_accumulation_steps": "1", "num_generations": "2",
+    "max_completion_length": "256", "max_steps": "2",
+}
+
+
+def _edge_layout_dataset(out: Path) -> Path:
+    """Smoke task 001 (the one QWEN35_SEEDED_CALL answers) as an `edge-trajectories` folder.
+
+    Written by the real builder (builders.edge_dataset, configs sft/rl/graph, split by id hash),
+    so the recipe's dataset_config `rl` and split `train` are read as on the GPU. Copies under
+    different ids fill both splits: `datasets` cannot read an empty split file.
+    """
+    import json
+
+    from builders.edge_dataset import _split, build_dataset
+
+    task = json.loads((ROOT / "train" / "data" / "smoke_tasks.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert task["program"][0]["args"] == {"umdName": "혜화동"}, task["program"][0]
+    ids = [f"{task['id']}-{k}" for k in range(100)]
+    chosen = [i for i in ids if _split(i, 0) == "train"][:2] + [i for i in ids if _split(i, 0) == "validation"][:1]
+    trajectories = [{"id": i, "shape": task["shape"], "query": task["query"], "register": "plain",
+                     "platforms": task["platforms"], "domain": task["domain"], "messages": [],
+                     "n_calls": len(task["program"]), "task": {**task, "id": i}} for i in chosen]
+    manifest = build_dataset(trajectories, [], out)
+    assert manifest["counts"] == {"train": 2, "validation": 1}, manifest["counts"]
+    return out
+
+
+# slow: ~12 s on a quiet box, but 30 min when the CPU is shared with a running GRPO job (measured)
+@pytest.mark.slow
+@pytest.mark.parametrize("recipe,model", [("qwen3.5-4b/grpo.yaml", "tiny:qwen3_5"),
+                                          ("qwen3.5-9b/grpo.yaml", "tiny:qwen3_5_vl")])
+def test_qwen35_recipe_runs_grpo_on_cpu(recipe, model, tmp_path, kopa_cache, monkeypatch):
+    """The GPU recipe, unchanged but for QWEN35_CPU_OVERRIDES, trains a tiny Qwen3.5 through the real environment.
+
+    4b uses the text-only tiny model, 9b the hub checkpoint layout (Qwen3_5ForConditionalGeneration),
+    which is how train/modeling.py loads the real Qwen/Qwen3.5-* ids. As in the smoke test, one
+    rollout per group gets a seeded first turn, here in Qwen3.5's `<function=...>` syntax; its
+    post-tool turn is seeded too (a short answer that ends the turn), because the recipe's
+    `mask_truncated_completions: true` drops every completion that runs to max_completion_length,
+    which is what a random model's turns do. All other turns are the model's own.
+    """
+    import torch
+    import yaml
+
+    from train import environment
+    from train.grpo import build_trainer, parse_args
+    from train.rewards import REWARDS
+
+    raw = yaml.safe_load((RECIPES / recipe).read_text())
+    data = _edge_layout_dataset(tmp_path / "edge-trajectories")
+    overrides = {**QWEN35_CPU_OVERRIDES, "model_name_or_path": model, "dataset_name": str(data),
+                 "output_dir": str(tmp_path / "out")}
+    script_args, training_args, model_args = parse_args(
+        ["--config", str(RECIPES / recipe)] + [a for k, v in overrides.items() for a in (f"--{k}", v)])
+
+    # every setting the recipe states and we did not override is in force as written
+    parsed = {**vars(script_args), **training_args.to_dict(), **vars(model_args)}
+    for key, value in raw.items():
+        if key in overrides:
+            continue
+        got = parsed[key]
+        assert got == value or (isinstance(value, float) and math.isclose(got, value)), (key, value, got)
+    assert script_args.reward_funcs == raw["reward_funcs"] and training_args.reward_weights == raw["reward_weights"]
+    assert training_args.max_tool_calling_iterations == raw["max_tool_calling_iterations"] == 12
+    assert training_args.loss_type == "dapo" and training_args.beta == 0.0 and training_args.mask_truncated_completions
+    assert training_args.activation_checkpointing and not model_args.use_peft
+
+    executed = []
+    real_call = environment.KopaEnvironment._call
+
+    async def counting_call(self, tool, arguments):
+        out = await real_call(self, tool, arguments)
+        executed.append(self._calls[-1])
+        return out
+
+    monkeypatch.setattr(environment.KopaEnvironment, "_call", counting_call)
+    trainer = build_trainer(script_args, training_args, model_args)
+    assert trainer.reward_weights.tolist() == pytest.approx(raw["reward_weights"])
+    assert [f.__name__ for f in trainer.reward_funcs] == [REWARDS[n].__name__ for n in raw["reward_funcs"]]
+    tok = trainer.processing_class
+    assert type(trainer.model).__name__ == ("Qwen3_5ForConditionalGeneration" if model.endswith("_vl") else "Qwen3_5ForCausalLM")
+    assert "<function=" in tok.chat_template and tok.response_template is not None
+    call_ids = tok(QWEN35_SEEDED_CALL, add_special_tokens=False)["input_ids"]
+    answer_ids = tok(QWEN35_SEEDED_ANSWER, add_special_tokens=False)["input_ids"]
+    real_generate = trainer._generate_single_turn
+
+    def contains(seq, sub):
+        return any(seq[i:i + len(sub)] == sub for i in range(len(seq) - len(sub) + 1))
+
+    def seeded_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        if num_generations > 1:  # first turn: seed one rollout per group
+            ids, logprobs = real_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+            for i in range(0, len(ids), num_generations):
+                ids[i] = list(call_ids)
+            return ids, logprobs
+        # tool-loop turn: the seeded rollouts get the seeded answer (not generated: a CPU prefill of the
+        # whole ~4k-token history through the reference Gated-DeltaNet kernel, to be thrown away); any other
+        # rollout that called a tool keeps the model's own turn
+        seeded = [contains(list(p), call_ids) for p in prompt_ids]
+        own = [p for p, s in zip(prompt_ids, seeded) if not s]
+        own_ids, own_logprobs = real_generate(own, images, multimodal_fields, 1, has_tool_images) if own else ([], None)
+        own_ids, ids = iter(own_ids), []
+        for s in seeded:
+            ids.append(list(answer_ids) if s else next(own_ids))
+        assert own_logprobs is None, "logprobs come back only from vLLM, which this CPU run does not use"
+        return ids, None
+
+    trainer._generate_single_turn = seeded_generate
+    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if p.requires_grad}
+    trainer.train()
+
+    assert trainer.state.global_step == 2
+    # the parsed <function=...> call ran in the environment and the sandbox answered it
+    assert executed, "the environment executed no tool call"
+    assert any(c.tool == "airkorea_getTMStdrCrdnt" and c.arguments.get("umdName") == "혜화동" and c.ok
+               and c.result.records for c in executed), [(c.tool, c.arguments, c.result) for c in executed]
+    logs = [h for h in trainer.state.log_history if "loss" in h]
+    assert len(logs) == 2 and all(h["tools/call_frequency"] > 0 for h in logs)
+    for h in logs:
+        assert math.isfinite(h["loss"]) and math.isfinite(h["reward"])
+        for name in raw["reward_funcs"]:
+            key = f"rewards/{REWARDS[name].__name__}/mean"
+            assert key in h and math.isfinite(h[key]), (key, h)
+    assert all(h["rewards/action_reward/mean"] > 0 for h in logs), logs  # the seeded call matches gold step s1
+    # lr warms up from 0 over the first step (warmup_steps: 0.03 of 2 steps), so step 2 moves the weights
+    changed = [n for n, p in trainer.model.named_parameters() if n in before and not torch.equal(p.detach(), before[n])]
+    assert changed, "no weight changed"
+    if model.endswith("_vl"):
+        frozen = [n for n, p in trainer.model.named_parameters() if not p.requires_grad]
+        assert frozen and all(".visual." in n for n in frozen)

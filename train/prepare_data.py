@@ -65,10 +65,30 @@ def load_rows(source: str, config: str | None = None, split: str = "train"):
         if hasattr(ds, "keys"):  # DatasetDict
             ds = ds[split]
     elif path.is_dir():
-        ds = load_dataset(str(path), name=config, split=split)
+        ds = load_local_folder(path, config, split)
     else:
         raise FileNotFoundError(f"dataset source {source!r} is neither a file, a folder nor kopa:<split>")
     return ds.map(_task_row)
+
+
+def load_local_folder(path: Path, config: str | None, split: str):
+    """`load_dataset` on a local hub-style folder, read from its Parquet files every time.
+
+    `datasets` keys the Arrow cache of a local folder by the folder's name and card, not its content,
+    so a rebuilt or different folder with the same name (every `edge-trajectories` build) would load
+    the previous rows, or fail its split-size check against them (tests/test_train_dataset_cache.py).
+    A private, throw-away cache directory and an in-memory copy avoid both.
+    """
+    import shutil
+    import tempfile
+
+    from datasets import load_dataset
+
+    cache = tempfile.mkdtemp(prefix="kopa-dataset-")
+    try:
+        return load_dataset(str(path), name=config, split=split, cache_dir=cache, keep_in_memory=True)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _task_row(row: dict[str, Any]) -> dict[str, Any]:

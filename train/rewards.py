@@ -46,6 +46,13 @@ def task_from_row(row: dict[str, Any]):
     key = (row.get("id"), str(row.get("program")), str(row.get("answer")))
     if key not in _TASKS:
         data = {}
+        # EDGE `rl` rows (builders/edge_dataset.py) have no difficulty/gloss/tags columns; they carry the
+        # whole Task as JSON in `task`. Its fields are the base; the row's own columns still win.
+        embedded = row.get("task")
+        if isinstance(embedded, str) and embedded:
+            embedded = json.loads(embedded)
+        if isinstance(embedded, dict):
+            data.update({f: embedded[f] for f in _TASK_FIELDS if embedded.get(f) is not None})
         for f in _TASK_FIELDS:
             if f in row and row[f] is not None:
                 data[f] = decode_list(row[f]) if f in _JSON_FIELDS else row[f]

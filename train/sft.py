@@ -54,7 +54,9 @@ def load_sft_dataset(args: SFTScriptArguments):
     if path.is_dir() and ((path / "dataset_info.json").exists() or (path / "state.json").exists()):
         ds = load_from_disk(str(path))
     elif path.is_dir():
-        ds = load_dataset(str(path), name=args.dataset_config, split=args.dataset_train_split)
+        from train.prepare_data import load_local_folder  # not datasets' name-keyed cache (see there)
+
+        ds = load_local_folder(path, args.dataset_config, args.dataset_train_split)
     else:
         ds = None
     if ds is not None and ("messages" in ds.column_names or "input_ids" in ds.column_names):

@@ -4,6 +4,9 @@
 ``AutoTokenizer.from_pretrained`` load like any checkpoint:
 
 * model: Qwen2 (or Qwen3) architecture, hidden 64, 2 layers, random init from a fixed seed;
+  ``arch="qwen3_5"`` gives the Qwen3.5 text architecture instead (hybrid Gated-DeltaNet linear
+  attention + full attention layers, 3:1 like the real checkpoints) with the real Qwen3.5 chat
+  template, so the GPU recipes can be exercised on CPU (see :func:`build_tiny_model`);
 * tokenizer: byte-level BPE trained here with ``tokenizers`` on a small built-in corpus
   (Korean + JSON + English), vocab ~2-3k, with Qwen's special tokens;
 * chat template: Qwen2.5-style Jinja that renders ``tools`` in the system message, assistant
@@ -147,8 +150,37 @@ def _corpus() -> list[str]:
     return lines * 2
 
 
-def build_tokenizer(vocab_size: int = 3000):
-    """Byte-level BPE trained on the built-in corpus, wrapped as a transformers fast tokenizer."""
+# Qwen3.5 writes calls as XML, not JSON: a few lines so BPE learns the tags (qwen3_5 tokenizer only).
+_CORPUS_QWEN3_5 = [
+    "<tool_call>\n<function=airkorea_getTMStdrCrdnt>\n<parameter=umdName>\n혜화동\n</parameter>\n</function>\n</tool_call>",
+    "<tool_call>\n<function=airkorea_getMsrstnAcctoRltmMesureDnsty>\n<parameter=stationName>\n종로구\n</parameter>\n"
+    "<parameter=dataTerm>\nDAILY\n</parameter>\n</function>\n</tool_call>",
+    "<think>\nI need the station list first.\n</think>\n\n",
+]
+# The real Qwen3.5 tokenizer's vision tokens (special); the template emits them for image/video parts.
+QWEN3_5_VISION_TOKENS = ["<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+
+
+def qwen3_5_chat_template() -> str:
+    """The original Qwen3.5 chat template, as shipped by Qwen/Qwen3.5-4B and -9B (from TRL's copies, offline).
+
+    TRL ships two Qwen3.5 variants that differ only in the default of ``enable_thinking``:
+    ``qwen3_5_think.jinja`` ("shipped by Qwen3.5-4B and larger", trl/chat_templates/README.md) and
+    ``qwen3_5_nothink.jinja`` (2B and smaller). Both GPU recipes train 4B/9B, so the think variant.
+    It must stay byte-identical to TRL's file: TRL recognises it by equality to pick the response
+    parser (``add_response_schema``) and the prefix-preserving training template GRPO swaps in.
+    """
+    from trl.chat_template_utils import qwen3_5_think_chat_template
+
+    return qwen3_5_think_chat_template
+
+
+def build_tokenizer(vocab_size: int = 3000, *, chat_template: str = CHAT_TEMPLATE, extra_corpus: tuple[str, ...] = (),
+                    extra_special: tuple[str, ...] = (), model_max_length: int = 2048):
+    """Byte-level BPE trained on the built-in corpus, wrapped as a transformers fast tokenizer.
+
+    The keyword arguments are for the qwen3_5 variant; their defaults give the qwen2/qwen3 tokenizer.
+    """
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -157,30 +189,85 @@ def build_tokenizer(vocab_size: int = 3000):
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=SPECIAL_TOKENS,
+        special_tokens=SPECIAL_TOKENS + list(extra_special),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(_corpus(), trainer=trainer)
+    tok.train_from_iterator(_corpus() + list(extra_corpus) * 4, trainer=trainer)
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TAG_TOKENS])
     return PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
-        chat_template=CHAT_TEMPLATE,
-        model_max_length=2048,
+        chat_template=chat_template,
+        model_max_length=model_max_length,
         padding_side="left",  # decoder-only batch generation pads on the left
+    )
+
+
+def _qwen3_5_config(tokenizer, eos_id: int, pad_id: int):
+    """A tiny Qwen3.5 *text* config with the real model's layer mix.
+
+    Qwen3.5 alternates Gated-DeltaNet linear-attention layers with full (gated, partial-RoPE)
+    attention, three to one (``full_attention_interval=4``); 4 layers keep that ratio. All head
+    sizes are shrunk, the structure is not. The hub checkpoints are the multimodal
+    ``Qwen3_5ForConditionalGeneration``; ``AutoModelForCausalLM`` loads their text part as this
+    same ``Qwen3_5ForCausalLM`` class (train/modeling.py, tests/test_train_grpo.py check that).
+    """
+    from transformers import Qwen3_5TextConfig
+
+    return Qwen3_5TextConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        layer_types=["linear_attention", "linear_attention", "linear_attention", "full_attention"],
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        linear_num_key_heads=2,
+        linear_num_value_heads=4,
+        linear_key_head_dim=16,
+        linear_value_head_dim=16,
+        linear_conv_kernel_dim=4,
+        # tool schemas in both languages make long prompts; TRL drops tool turns past this length
+        max_position_embeddings=32768,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=eos_id,
+        pad_token_id=pad_id,
+    )
+
+
+def _qwen3_5_vl_config(text_config, tokenizer):
+    """The hub checkpoints' composite config around the tiny text config, with a one-block vision tower."""
+    from transformers import Qwen3_5Config
+
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN3_5_VISION_TOKENS}
+    return Qwen3_5Config(
+        text_config=text_config.to_dict(),
+        vision_config=dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=text_config.hidden_size,
+                           patch_size=16, spatial_merge_size=2, temporal_patch_size=2, num_position_embeddings=64),
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        tie_word_embeddings=text_config.tie_word_embeddings,
     )
 
 
 def build_tiny_model(out_dir: str | Path, *, arch: str = "qwen2", seed: int = 0, vocab_size: int = 3000) -> Path:
     """Write a tiny random model + tokenizer to ``out_dir`` and return it.
 
-    ``arch`` is ``"qwen2"`` or ``"qwen3"``. The same ``seed`` gives the same weights.
+    ``arch`` is ``"qwen2"``, ``"qwen3"``, ``"qwen3_5"`` or ``"qwen3_5_vl"``. The same ``seed`` gives
+    the same weights. ``qwen3_5`` is a text-only ``Qwen3_5ForCausalLM``; ``qwen3_5_vl`` has the
+    layout of the hub checkpoints (``Qwen3_5ForConditionalGeneration``: the same text model under
+    ``model.language_model.*`` plus a one-block vision tower), to check how they load. Both get the
+    real Qwen3.5 chat template (``<tool_call><function=...>`` calls, ``<think>`` opener) and the
+    Qwen3.5 vision special tokens.
     """
     import torch
     from transformers import AutoModelForCausalLM, GenerationConfig
 
+    tokenizer_kwargs: dict = {}
     if arch == "qwen2":
         from transformers import Qwen2Config as Config
 
@@ -189,30 +276,45 @@ def build_tiny_model(out_dir: str | Path, *, arch: str = "qwen2", seed: int = 0,
         from transformers import Qwen3Config as Config
 
         extra = {"head_dim": 16}
+    elif arch in ("qwen3_5", "qwen3_5_vl"):
+        Config = None
+        tokenizer_kwargs = dict(chat_template=qwen3_5_chat_template(), extra_corpus=tuple(_CORPUS_QWEN3_5),
+                                extra_special=tuple(QWEN3_5_VISION_TOKENS), model_max_length=32768)
     else:
-        raise ValueError(f"unknown tiny model arch {arch!r}; use 'qwen2' or 'qwen3'")
+        raise ValueError(f"unknown tiny model arch {arch!r}; use 'qwen2', 'qwen3', 'qwen3_5' or 'qwen3_5_vl'")
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = build_tokenizer(vocab_size)
+    tokenizer = build_tokenizer(vocab_size, **tokenizer_kwargs)
     eos_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     pad_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
-    config = Config(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=2048,
-        tie_word_embeddings=True,
-        bos_token_id=None,
-        eos_token_id=eos_id,
-        pad_token_id=pad_id,
-        **extra,
-    )
+    if Config is None:
+        config = _qwen3_5_config(tokenizer, eos_id, pad_id)
+        if arch == "qwen3_5_vl":
+            config = _qwen3_5_vl_config(config, tokenizer)
+    else:
+        config = Config(
+            vocab_size=len(tokenizer),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=2048,
+            tie_word_embeddings=True,
+            bos_token_id=None,
+            eos_token_id=eos_id,
+            pad_token_id=pad_id,
+            **extra,
+        )
     torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    if arch == "qwen3_5_vl":
+        from transformers import Qwen3_5ForConditionalGeneration
+
+        # AutoModelForCausalLM.from_config would build the text part only; the hub layout is the whole model
+        model = Qwen3_5ForConditionalGeneration(config).to(torch.float32)
+    else:
+        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.generation_config = GenerationConfig(eos_token_id=[eos_id, pad_id], pad_token_id=pad_id)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
