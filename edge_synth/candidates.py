@@ -138,8 +138,32 @@ def _record_has_pair(field_names: list[str], kind: str) -> bool:
 CODE_SYSTEMS = frozenset({"tago_city", "tour_area", "tour_sigungu"})
 
 
-def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float) -> list[dict]:
-    """Candidate bindings (one per usable transform) of field -> param with a prior score."""
+def _mentions(text: str, word: str) -> bool:
+    """`word` appears in `text` as a whole identifier (case ignored)."""
+    return bool(word) and re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", text or "", re.I) is not None
+
+
+def cross_reference(a_op, fname: str, fdesc: str, b_op, pname: str, pdesc: str) -> bool:
+    """The documentation itself links field and parameter: A's field description names B's
+    operation with B's parameter right after it ('판례일련번호: precService ID'), or B's parameter
+    description names A's operation with A's field right after it ('schoolInfo의 SD_SCHUL_CODE').
+    Only the name next to the operation counts: 'unique only together with ATPT_OFCDC_SC_CODE'
+    in the same description is no reference. Read from the catalog's own descriptions, so it
+    holds for any catalog that documents where a value comes from."""
+    def refers(text: str, op, name: str) -> bool:
+        ops = "|".join(re.escape(n) for n in (op.name, op.tool) if n)
+        # the operation, an optional particle/possessive ('의', "'s"), then the name
+        rx = rf"(?<![A-Za-z0-9_])(?:{ops})(?:의|'s)?[\s:]*{re.escape(name)}(?![A-Za-z0-9_])"
+        return bool(ops) and re.search(rx, text or "", re.I) is not None
+    return refers(fdesc, b_op, pname) or refers(pdesc, a_op, fname)
+
+
+XREF_BONUS = 0.25
+
+
+def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float, xref: bool = False) -> list[dict]:
+    """Candidate bindings (one per usable transform) of field -> param with a prior score
+    (`xref`: the descriptions name the other side, see :func:`cross_reference`)."""
     fk, pk = finfo["kind"], pinfo["kind"]
     if pk in ("measure", "meta") or fk == "meta":
         return []  # free-choice numbers (radius) and record metadata carry no data flow
@@ -166,13 +190,17 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
         score = 0.45 * conf + 0.30 * nsim + 0.15 * dsim + 0.10 * neighbour
         if fk in WEAK_FROM_KINDS:
             score *= 0.5
-        if fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
+        if xref:
+            score += XREF_BONUS  # the documentation says where the value comes from
+        elif fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
             score *= 0.6  # generic ids/names match anything by kind alone
         cand = {"from_field": fname, "to_param": pname, "transform": tname, "transform_args": targs,
                 "from_kind": fk, "to_kind": pk, "prior": round(min(1.0, score), 4),
                 "record_ref": tname in RECORD_TRANSFORMS}
         if finfo.get("parts"):
             cand["parts"] = list(finfo["parts"])
+        if xref:
+            cand["xref"] = True
         out.append(cand)
     return out
 
@@ -227,7 +255,8 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
             bindings = []
             for pname, pinfo in kinds.params[b].items():
                 for fname, finfo in fields.items():
-                    for cand in score_binding(fname, finfo, pname, pinfo, nb_score.get(b, 0.0)):
+                    xref = cross_reference(ref.op, fname, finfo["desc"], bref.op, pname, pinfo["desc"])
+                    for cand in score_binding(fname, finfo, pname, pinfo, nb_score.get(b, 0.0), xref):
                         if cand["record_ref"] and not _record_has_pair(list(fields), finfo["kind"]):
                             continue
                         if cand["prior"] >= min_score:

@@ -64,6 +64,10 @@ class SeedSampler:
         self._ctx_seen: set[str] = set()
         # tool -> composite parameter groups (edge_synth.groups), set from the candidate graph
         self.groups: dict[str, list] = {}
+        # tool -> optional parameters the platform needs in practice (KOSIS rejects a call without
+        # a period: code 20), found by executing the documented example call (see verify.py)
+        self.co_required: dict[str, list[str]] = {}
+        self.sliced: set[str] = set()  # tools whose example slices were tried (verify.example_slices)
         for ref in catalog:
             for p in ref.op.model_params:
                 vals = [v for v in [p.example, *(p.enum or [])] if v is not None]
@@ -93,6 +97,11 @@ class SeedSampler:
         self.groups = {t: [ParamGroup(x["kind"], frozenset(x["members"]), bool(x["required"]))
                            for x in d.get("groups", [])] for t, d in graph.nodes(data=True) if d.get("groups")}
         self._pool_cache.clear()
+
+    def shape_known(self, tool: str, param: str, value: Any) -> bool:
+        """Some working input of `tool` had `param` in the shape of `value` (no contexts: unknown, so yes)."""
+        ctxs = self.contexts.get(tool)
+        return not ctxs or any(param in c and _shape(c[param]) == _shape(value) for c in ctxs)
 
     def format_params(self, tool: str) -> set[str]:
         return {m for grp in self.groups.get(tool, []) if grp.kind == "format" for m in grp.members}
@@ -189,6 +198,19 @@ class SeedSampler:
         op = self.catalog.get(tool).op
         return [p.name for p in op.model_params if p.required and p.default is None]
 
+    def fill_params(self, tool: str) -> list[str]:
+        """Parameters every call of `tool` fills: the required ones and the optional ones the
+        platform was seen to need (`co_required`)."""
+        req = self.required(tool)
+        return req + [p for p in self.co_required.get(tool, ()) if p not in req]
+
+    def example_call(self, tool: str) -> dict[str, Any] | None:
+        """The documented example request: every model-facing, non-control parameter that has an
+        example, taken together (the examples of one tool describe one consistent call)."""
+        op = self.catalog.get(tool).op
+        args = {p.name: p.example for p in op.model_params if p.example is not None and not is_control(p)}
+        return args if all(n in args for n in self.required(tool)) else None
+
     def sample_args(self, tool: str, split: str = "train", rng: random.Random | None = None,
                     fixed: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """Inputs for `tool`: required params filled (None when one cannot be), `fixed` kept."""
@@ -197,10 +219,10 @@ class SeedSampler:
         op = self.catalog.get(tool).op
         ctx = self.context_for(tool, args, rng) if fixed else None
         if ctx:
-            for name in self.required(tool):
+            for name in self.fill_params(tool):
                 if name not in args and name in ctx:
                     args[name] = ctx[name]
-        for name in self.required(tool):
+        for name in self.fill_params(tool):
             if name in args:
                 continue
             v = self.value(tool, name, split, rng)
@@ -306,6 +328,7 @@ class LinkProbe:
     sensitive: bool | None = None  # None: not tested / untestable
     echoed: bool = False
     passthrough: bool = False  # the bound value is one of A's own arguments (nothing A returned)
+    records_tried: int = 0  # records of A's answer bound into B (record_tries)
 
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
@@ -369,7 +392,7 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
                      rng: random.Random, split: str = "train", a_result=None, a_args=None,
                      baseline: dict[str, bool] | None = None, sensitivity: bool = False,
                      soft_companions: bool = False, mandatory: set[str] | None = None,
-                     keep: set[str] | None = None) -> LinkProbe:
+                     keep: set[str] | None = None, record_tries: int = 1) -> LinkProbe:
     """Execute A (unless its result is given), bind, execute B; classify the link outcome.
 
     `bindings[0]` is the binding under test; the others are companions bound from the same record
@@ -385,6 +408,8 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     With `sensitivity`, a success is re-run with the tested binding fed a *different* value (from
     another A record, else from another execution's value of the same field): identical B output
     means B ignores the value (`sensitive=False`).
+    With `record_tries` > 1, an empty B answer is retried with up to that many records of A's
+    answer whose tested value differs; the first non-empty outcome stands.
     """
     pr = LinkProbe(src, dst, bindings)
     if a_result is None:
@@ -406,13 +431,65 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     if not recs:
         pr.outcome, pr.detail = "transform", "no record carries the source fields"
         return pr
-    rec = recs[0] if rng.random() < 0.5 else rng.choice(recs)
-    args: dict[str, Any] = {}
-    try:
-        args[bindings[0]["to_param"]] = bind_value(bindings[0], rec)
-    except (ValueError, KeyError, TypeError) as exc:
-        pr.outcome, pr.detail = "transform", str(exc)[:200]
-        return pr
+    first = recs[0] if rng.random() < 0.5 else rng.choice(recs)
+    tried: set[str] = set()
+    used: list[dict] = []
+    rec = first
+    while rec is not None and len(tried) < max(1, record_tries):
+        used.append(rec)
+        try:
+            value = bind_value(bindings[0], rec)
+        except (ValueError, KeyError, TypeError) as exc:
+            if not tried:
+                pr.outcome, pr.detail = "transform", str(exc)[:200]
+                return pr
+            value = None
+        if value is not None and str(value) not in tried:  # the same value again: the same B call
+            tried.add(str(value))
+            await _bind_and_call(pr, executor, sampler, dst, bindings, rec, value, recs, rng, split, baseline,
+                                 sensitivity, soft_companions, mandatory, keep)
+            if pr.outcome != "empty":
+                break
+        # an empty answer for one record of a mixed list (a category row of a table list, a
+        # withdrawn bill with no vote, a primary school for a high-school timetable) does not
+        # show the link is wrong: another record of the same answer is tried (`record_tries`),
+        # the one most unlike the records tried so far
+        rec = next_record(recs, used, rng) if record_tries > 1 else None
+    pr.records_tried = len(tried)
+    return pr
+
+
+def next_record(recs: list[dict], used: list[dict], rng: random.Random, sample: int = 100) -> dict | None:
+    """The untried record of A's answer most unlike the tried ones: each categorical field (2 to
+    a third of the records' count distinct values: a school kind, a bill's result, a table's
+    searchable flag) whose value no tried record had counts 1 / (its number of values), so the
+    next try changes the category most likely to decide whether B has data. Fields and
+    candidates are read from at most `sample` records (a probe must stay cheap)."""
+    left = [r for r in recs if not any(r is u for u in used)]
+    if not left:
+        return None
+    head = recs[:sample]
+    cats: dict[str, int] = {}
+    for f in {k for r in head for k in r}:
+        vals = {str(r.get(f)) for r in head if not isinstance(r.get(f), (dict, list))}
+        if 2 <= len(vals) <= max(2, len(head) // 3):
+            cats[f] = len(vals)
+    seen = {f: {str(u.get(f)) for u in used} for f in cats}
+
+    def novelty(r: dict) -> float:
+        return sum(1.0 / k for f, k in cats.items() if str(r.get(f)) not in seen[f])
+
+    pick = rng.sample(left, min(len(left), sample))
+    return max(pick, key=novelty)
+
+
+async def _bind_and_call(pr: LinkProbe, executor, sampler: SeedSampler, dst: str, bindings: list[dict], rec: dict,
+                         value: Any, recs: list[dict], rng: random.Random, split: str, baseline, sensitivity: bool,
+                         soft_companions: bool, mandatory: set[str], keep: set[str] | None) -> None:
+    """Bind B's parameters from one record of A (the tested value already computed), fill the
+    rest, execute B and classify into `pr`."""
+    pr.b_args, pr.b_records, pr.sensitive, pr.echoed, pr.passthrough, pr.detail = {}, [], None, False, False, ""
+    args: dict[str, Any] = {bindings[0]["to_param"]: value}
     inherited = inherited_args(sampler, dst, pr.a_args, args)
     for b in bindings[1:]:
         if b["to_param"] in inherited and b["from_field"].lower() != b["to_param"].lower():
@@ -422,21 +499,29 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
                 and sampler.pool(dst, b["to_param"], "any") and rng.random() < 0.5:
             continue
         try:
-            args[b["to_param"]] = bind_value(b, rec)
+            v = bind_value(b, rec)
         except (ValueError, KeyError, TypeError) as exc:
             if not soft_companions or must:
                 pr.outcome, pr.detail = "transform", str(exc)[:200]
-                return pr
+                return
+            continue
+        if soft_companions and not must and b["to_param"] in sampler.format_params(dst) \
+                and not sampler.shape_known(dst, b["to_param"], v):
+            # a format-group member (ECOS CYCLE 'A') in a shape no working input of B had: its
+            # partners (the periods) could only come in another shape (ERROR-101); the group is
+            # left to one consistent working input instead
+            continue
+        args[b["to_param"]] = v
     args.update({k: v for k, v in inherited.items() if k not in args})
     half = sorted(m for m in mandatory if m not in args)
     if half:
         # the rest of the key would come from unrelated context: not this record's entity
         pr.outcome, pr.detail = "unbound", f"composite key members {half} not bound from A's record"
-        return pr
+        return
     filled = sampler.sample_args(dst, split if split != "holdout" else "any", rng, fixed=args)
     if filled is None:
         pr.outcome, pr.detail = "unbound", "a required parameter of B cannot be filled"
-        return pr
+        return
     pr.b_args = filled
     res = await executor.call(dst, filled)
     kind = classify(res)
@@ -447,18 +532,17 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         pr.echoed = _echoes(args[main["to_param"]], res.records)
         pr.passthrough = _norm_value(args[main["to_param"]]) in {_norm_value(v) for v in pr.a_args.values()}
         if sensitivity:
-            pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res.records, rng, sampler)
+            pr.sensitive = await _sensitivity(executor, dst, main, recs, rec, args, filled, res, rng, sampler)
     elif kind == "empty" and baseline is not None and not baseline.get(dst, True) and not sampler.contexts.get(dst):
         # B returned nothing on its own examples and on every input tried so far: the empty
         # answer says nothing about this binding. Once B has answered some input, it does.
         kind = "empty_uninformative"
     pr.outcome = kind
     pr.detail = (res.error.message[:200] if res.error else "")
-    return pr
 
 
 async def _sensitivity(executor, dst: str, main: dict, recs: list[dict], rec: dict, args: dict, filled: dict,
-                       records: list[dict], rng: random.Random, sampler: SeedSampler | None = None) -> bool | None:
+                       first, rng: random.Random, sampler: SeedSampler | None = None) -> bool | None:
     """Counterfactual: bind the tested parameter from another record with a different value; when
     A returned a single record (a detail lookup), from the same field of another A execution."""
     p = main["to_param"]
@@ -490,4 +574,8 @@ async def _sensitivity(executor, dst: str, main: dict, recs: list[dict], rec: di
         return None
     if k2 != "success":
         return True  # the value decides whether B answers at all
-    return _records_key(res2.records) != _records_key(records)
+    # the same first page with another total (a date lower bound: festivals from the 1st vs
+    # from the 25th, sorted by title) still shows the value filtered B's answer
+    if first.total_count is not None and res2.total_count is not None and first.total_count != res2.total_count:
+        return True
+    return _records_key(res2.records) != _records_key(first.records)

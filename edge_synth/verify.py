@@ -43,6 +43,11 @@ from .probes import ENVIRONMENTAL, STRUCTURAL, SeedSampler, classify, probe_link
 
 # Value kinds that only say *when*: bindings of these alone are not evidence of a relation.
 TEMPORAL_KINDS = frozenset({"date", "yyyymm", "year", "month", "datetime", "hhmm"})
+# Value kinds that locate a record somewhere (an address, a region code, a station): a tool
+# returning them describes places or located entities, not days.
+PLACE_KINDS = frozenset({"address", "legal_code", "lawd5", "sido_name", "sido_short", "sgg_name", "dong_name",
+                         "station_name", "tour_area", "tour_sigungu", "tago_city", "tm_x", "tm_y",
+                         "utmk_x", "utmk_y", "kma_nx", "kma_ny"})
 
 
 @dataclass
@@ -65,6 +70,7 @@ class VerifyConfig:
     settle_after: int = 8
     coverage_probes: int = 3  # distinct informative probes every arm gets before Thompson sampling
     coverage_rounds: int = 6  # at most this many coverage attempts per arm (upstream failures, repeats)
+    record_tries: int = 3  # records of A's answer a probe binds before an empty B answer stands
 
 
 def arm_id(src: str, dst: str, b: dict) -> str:
@@ -154,7 +160,70 @@ async def bootstrap_samples(executor, sampler: SeedSampler, catalog, rounds: int
                 sampler.add_context(t, a)
                 samples.setdefault(t, []).extend(res.records[:50])
                 sampler.harvest(t, res.records, (field_kinds or {}).get(t))
+    for t, recs in (await discover_co_required(executor, sampler, catalog)).items():
+        samples.setdefault(t, []).extend(recs)
+        sampler.harvest(t, recs, (field_kinds or {}).get(t))
+    for t, recs in (await example_slices(executor, sampler, catalog)).items():
+        samples.setdefault(t, []).extend(recs)
+        sampler.harvest(t, recs, (field_kinds or {}).get(t))
     return samples
+
+
+async def example_slices(executor, sampler: SeedSampler, catalog,
+                         per_tool: int = 8) -> dict[str, list[dict]]:
+    """Once per tool with required parameters: a working input narrowed by one optional filter at
+    its documented example (a bill list filtered to PROC_RESULT=원안가결). Inputs that answer are
+    remembered as contexts, so seeds of A cover other slices of its data than the default first
+    page (the newest bills, all without a plenary vote). Returns tool -> records."""
+    from .candidates import is_control
+
+    out: dict[str, list[dict]] = {}
+    jobs = []
+    for ref in catalog:
+        t = ref.op.tool
+        if t in sampler.sliced or not sampler.required(t) or not sampler.contexts.get(t):
+            continue
+        sampler.sliced.add(t)
+        base = sampler.contexts[t][0]
+        opts = [p for p in ref.op.model_params if not is_control(p) and p.example is not None and p.name not in base
+                and p.name not in sampler.fill_params(t)]
+        for p in opts[:per_tool]:
+            jobs.append((t, {**base, p.name: p.example}))
+    results = await asyncio.gather(*(executor.call(t, a) for t, a in jobs))
+    for (t, a), res in zip(jobs, results):
+        if res.ok and res.records:
+            sampler.add_context(t, a)
+            out.setdefault(t, []).extend(res.records[:50])
+    return out
+
+
+async def discover_co_required(executor, sampler: SeedSampler, catalog) -> dict[str, list[dict]]:
+    """Tools that never answered a sampled call (required parameters only) are run once with
+    their documented example request (optional parameters included); when that answers, the
+    optional parameters it cannot do without (dropped one at a time) become `co_required`, so
+    every later call fills them too. KOSIS marks its period optional yet rejects a call without
+    one (code 20): without this no probe into it could ever succeed. Returns tool -> records."""
+    out: dict[str, list[dict]] = {}
+    for ref in catalog:
+        t = ref.op.tool
+        if sampler.contexts.get(t) or t in sampler.co_required:
+            continue
+        args = sampler.example_call(t)
+        req = set(sampler.required(t))
+        if not args or set(args) <= req:
+            continue
+        res = await executor.call(t, args)
+        if not (res.ok and res.records):
+            continue
+        for p in sorted(set(args) - req):  # keep only the optional parameters the call needs
+            trial = {k: v for k, v in args.items() if k != p}
+            r2 = await executor.call(t, trial)
+            if r2.ok and r2.records:
+                args, res = trial, r2
+        sampler.co_required[t] = sorted(set(args) - req)
+        sampler.add_context(t, args)
+        out[t] = res.records[:50]
+    return out
 
 
 class Verifier:
@@ -262,6 +331,12 @@ class Verifier:
                 keep |= grp.members
         return mandatory - self.inheritable(edge), keep
 
+    def coord_partners(self, tool: str, arm: Arm) -> set[str]:
+        """The other members of `tool`'s coordinate groups that hold the arm's target parameter."""
+        p = arm.binding["to_param"]
+        return {m for grp in self.sampler.groups.get(tool, []) if grp.kind == "coord" and p in grp.members
+                for m in grp.members if m != p}
+
     def _companions(self, edge: tuple[str, str], primary: str) -> list[str]:
         """For B's other required params and the rest of the primary's composite groups, the
         edge's best arm so far (bound from the same record)."""
@@ -302,9 +377,15 @@ class Verifier:
             mandatory, keep = self.group_needs(edge, {arm.binding["to_param"]})
             pr = await probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, rng, split,
                                   a_result=a_result, a_args=a_args, baseline=self.baseline, sensitivity=check,
-                                  soft_companions=True, mandatory=mandatory, keep=keep)
+                                  soft_companions=True, mandatory=mandatory, keep=keep,
+                                  record_tries=self.cfg.record_tries)
             used = [i for i in bindings_ids if self.arms[i].binding["to_param"] in (pr.b_args or {})]
-            events.append({"edge": edge, "arms": [primary], "companions": used, "outcome": pr.outcome, "depth": depth,
+            # the other coordinate of a pair was bound from the same record (the same point) in
+            # this very call: the outcome is evidence for the pair. Not for composite keys: a
+            # wrong companion member (a mountain flag as 지하여부) would blame the right one.
+            joint = [i for i in used if self.arms[i].binding["to_param"] in self.coord_partners(edge[1], arm)]
+            events.append({"edge": edge, "arms": [primary], "companions": used, "joint": joint,
+                           "outcome": pr.outcome, "depth": depth,
                            "sensitive": pr.sensitive, "echoed": pr.echoed, "passthrough": pr.passthrough,
                            "key": (call_key(edge[0], pr.a_args), call_key(edge[1], pr.b_args) if pr.b_args else pr.outcome)})
             if pr.outcome != "success":
@@ -348,6 +429,15 @@ class Verifier:
                 self.seen_probes.add(key)
                 update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
                        ev.get("passthrough", False))
+            if not (ev["outcome"] == "success" and ev.get("sensitive") is False):
+                # joint members share the outcome (not an insensitive success: that was the tested
+                # member's value being ignored); their own sensitivity stays untested here
+                for aid in ev.get("joint", ()):
+                    key = (aid, *ev["key"])
+                    if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
+                        continue
+                    self.seen_probes.add(key)
+                    update(self.arms[aid], ev["outcome"], cfg)
             if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
                 e0 = tuple(ev["edge"])
                 self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
@@ -452,6 +542,17 @@ class Verifier:
         req = self.sampler.required(tool)
         return bool(req) and all(self.sampler.param_kind.get((tool, p)) in TEMPORAL_KINDS for p in req)
 
+    def names_days(self, tool: str) -> bool:
+        """A calendar whose records are days, not dated entities: no output field locates
+        anything (KASI holidays). A festival search also takes only dates, but its records are
+        festivals with addresses and region codes."""
+        kinds = set(((self.g.nodes[tool] if tool in self.g else {}).get("field_kinds") or {}).values())
+        if not kinds:  # a graph without inferred kinds: the catalog's declared fields
+            from .values import infer_kind
+
+            kinds = {infer_kind(f.name, f"{f.desc_ko} {f.desc_en}") for f in self.sampler.catalog.get(tool).op.fields}
+        return self.is_calendar(tool) and not (kinds & PLACE_KINDS)
+
     def entity_evidence(self, edge: tuple[str, str], arms: list[Arm]) -> bool:
         """Temporal bindings need shared-entity evidence: the edge also binds a non-temporal
         value (a code, a name, coordinates), or the producer is a calendar tool. A date alone
@@ -469,6 +570,12 @@ class Verifier:
         if not self.is_calendar(edge[0]):
             return False
         if self.is_calendar(edge[1]) and self.same_service(edge):
+            return False
+        # a dated entity (a festival) meets another tool by its date only on a calendar (the
+        # rest days of the festival's month); handed to another dated tool (a school timetable
+        # on the festival's first day) the date names no shared entity, and retrying records
+        # finds some date any dated tool answers (h2: 3 such edges, all failing re-probes)
+        if not (self.names_days(edge[0]) or self.names_days(edge[1])):
             return False
         return any(2 * a.passthrough < max(1, a.successes) for a in arms)
 

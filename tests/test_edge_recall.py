@@ -1,0 +1,245 @@
+"""EDGE recall rules (issue 5, round 7): documented cross-references raise a binding's prior, a
+tool's documented example call reveals the optional parameters its platform needs, an empty
+answer for one record of a mixed list is retried with the most unlike record, joint-group
+members share a probe's outcome, and a changed total count is sensitivity. Catalog and fake
+clients only (no world)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from kopa_bench.catalog import get_catalog
+from kopa_bench.testing.fake_client import FakeClient
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return get_catalog()
+
+
+def _b(f, p, t="identity", fk="id", pk="id"):
+    return {"from_field": f, "to_param": p, "transform": t, "transform_args": {}, "record_ref": False,
+            "from_kind": fk, "to_kind": pk, "prior": 0.8}
+
+
+class _Sub:
+    def __init__(self, cat, names):
+        self._c, self._n = cat, set(names)
+
+    def __iter__(self):
+        return (r for r in self._c if r.op.tool in self._n)
+
+    def get(self, name):
+        return self._c.get(name)
+
+
+def test_documented_cross_reference_raises_the_prior(cat):
+    from edge_synth.candidates import cross_reference, score_binding
+
+    a, b = cat.get("law_precSearch").op, cat.get("law_precService").op
+    # 판례일련번호 is documented as 'precService ID': the field names B's operation and parameter
+    assert cross_reference(a, "판례일련번호", "precService ID", b, "ID", "판례일련번호 precedent serial id")
+    assert not cross_reference(a, "사건번호", "", b, "ID", "판례일련번호 precedent serial id")
+    # B's parameter names A's operation and field ('schoolInfo의 ATPT_OFCDC_SC_CODE')
+    s, t = cat.get("neis_schoolInfo").op, cat.get("neis_hisTimetable").op
+    pdesc = t.param("ATPT_OFCDC_SC_CODE").desc_ko
+    assert cross_reference(s, "ATPT_OFCDC_SC_CODE", "", t, "ATPT_OFCDC_SC_CODE", pdesc)
+    assert not cross_reference(s, "ORG_FAXNO", "", t, "ATPT_OFCDC_SC_CODE", pdesc)
+    # a name elsewhere in the description is no reference: SD_SCHUL_CODE is 'unique only together
+    # with ATPT_OFCDC_SC_CODE', which does not make the office code a school code
+    sdesc = f"{t.param('SD_SCHUL_CODE').desc_ko} {t.param('SD_SCHUL_CODE').desc_en}"
+    assert "ATPT_OFCDC_SC_CODE" in sdesc
+    assert not cross_reference(s, "ATPT_OFCDC_SC_CODE", "", t, "SD_SCHUL_CODE", sdesc)
+    assert cross_reference(s, "SD_SCHUL_CODE", "", t, "SD_SCHUL_CODE", sdesc)
+    f, p = {"kind": "id", "desc": "precService ID"}, {"kind": "id", "desc": "판례일련번호"}
+    plain = score_binding("판례일련번호", f, "ID", p, 0.0)[0]
+    linked = score_binding("판례일련번호", f, "ID", p, 0.0, xref=True)[0]
+    assert linked["prior"] >= 0.5 > plain["prior"] and linked.get("xref") and not plain.get("xref")
+
+
+def test_example_call_reveals_co_required_optionals(cat):
+    """KOSIS marks its period optional but rejects a call without one: the documented example
+    request answers, dropping the period does not, so every later call fills it."""
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import bootstrap_samples
+
+    t = "kosis_statisticsParameterData"
+    op = cat.get(t).op
+    ex = {p.name: p.example for p in op.model_params if p.example is not None}
+    c = FakeClient(default="error")
+    c.add(t, {"orgId": ex["orgId"], "tblId": ex["tblId"], "startPrdDe": ex["startPrdDe"], "endPrdDe": ex["endPrdDe"]},
+          [{"C1": "11680", "DT": "530000"}])
+    sub = _Sub(cat, [t])
+    s = SeedSampler(sub, seed=0)
+    samples = asyncio.run(bootstrap_samples(ProbeExecutor(c), s, sub, rounds=1, per_tool=2))
+    assert s.co_required[t] == ["endPrdDe", "startPrdDe"]
+    assert samples[t] and s.contexts[t]
+    args = s.sample_args(t, "train", random.Random(0), fixed={"objL1": "11140"})
+    assert args["objL1"] == "11140" and args["startPrdDe"] == ex["startPrdDe"] and args["endPrdDe"] == ex["endPrdDe"]
+    assert "startPrdDe" not in s.required(t)  # the catalog's own contract is unchanged
+
+
+def test_next_record_changes_the_category():
+    from edge_synth.probes import next_record
+
+    recs = [{"code": f"E{i}", "kind": "초등학교"} for i in range(6)] + \
+           [{"code": f"M{i}", "kind": "중학교"} for i in range(3)] + [{"code": "H0", "kind": "고등학교"}]
+    used = [recs[0]]
+    nxt = next_record(recs, used, random.Random(0))
+    assert nxt["kind"] != "초등학교"
+    used.append(nxt)
+    assert {next_record(recs, used, random.Random(0))["kind"], nxt["kind"]} == {"중학교", "고등학교"}
+    assert next_record(recs[:1], recs[:1], random.Random(0)) is None
+
+
+def test_empty_answer_is_retried_with_another_record(cat):
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler, probe_link
+
+    a, b = "ecos_StatisticTableList", "ecos_StatisticItemList"
+    recs = [{"STAT_CODE": "1.3.", "SRCH_YN": "N"}, {"STAT_CODE": "2.1.", "SRCH_YN": "N"},
+            {"STAT_CODE": "3.2.", "SRCH_YN": "N"}, {"STAT_CODE": "722Y001", "SRCH_YN": "Y"}]
+    c = FakeClient(default="nodata")
+    c.add(b, {"STAT_CODE": "722Y001"}, [{"ITEM_CODE": "0101000", "ITEM_NAME": "기준금리"}])
+    from kopa_bench.client.result import ToolResult
+
+    res = ToolResult(tool=a, arguments={}, ok=True, result_code="00", records=recs)
+    s = SeedSampler(cat, seed=0)
+    one = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("STAT_CODE", "STAT_CODE")], random.Random(i),
+                                  a_result=res, a_args={})) for i in range(6)]
+    assert all(p.records_tried == 1 for p in one)
+    assert any(p.outcome == "empty" for p in one)  # a category row alone looks like a wrong link
+    tries = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("STAT_CODE", "STAT_CODE")], random.Random(i),
+                                    a_result=res, a_args={}, record_tries=3)) for i in range(6)]
+    assert all(p.outcome == "success" and p.b_args["STAT_CODE"] == "722Y001" for p in tries)
+    assert all(p.records_tried <= 2 for p in tries)  # the searchable row is the most unlike one
+    # a wrong binding stays empty however many records are tried
+    wrong = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("SRCH_YN", "STAT_CODE")], random.Random(0),
+                                   a_result=res, a_args={}, record_tries=3))
+    assert wrong.outcome == "empty" and wrong.records_tried == 2  # only two distinct values
+
+
+def test_joint_group_members_share_the_outcome(cat):
+    import networkx as nx
+
+    from edge_synth.groups import derive_groups
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import Verifier, VerifyConfig
+
+    a, b = "tourapi_detailCommon2", "tago_getCrdntPrxmtSttnList"
+    g = nx.DiGraph()
+    g.add_node(a)
+    g.add_node(b)
+    g.add_edge(a, b, bindings=[_b("mapy", "gpsLati", fk="lat", pk="lat"), _b("mapx", "gpsLong", fk="lon", pk="lon")],
+               prior=0.8)
+    s = SeedSampler(cat, seed=0)
+    s.groups = derive_groups(cat)
+    v = Verifier(g, None, s, VerifyConfig())
+    lat, lon = v.edge_arms[(a, b)]
+    # only coordinate pairs share outcomes (one point); a composite key's members do not
+    assert v.coord_partners(b, v.arms[lat]) == {"gpsLong"}
+    key_arm = type(v.arms[lat])("neis_schoolInfo", "neis_classInfo", _b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), 1, 1)
+    assert v.coord_partners("neis_classInfo", key_arm) == set()
+    base = {"edge": (a, b), "arms": [lat], "companions": [lon], "joint": [lon], "depth": 0, "echoed": False,
+            "passthrough": False}
+    v._record([dict(base, outcome="success", sensitive=True, key=("A1", "B1"))], 0)
+    assert v.arms[lat].successes == 1 and v.arms[lon].successes == 1 and v.arms[lon].sens_pos == 0
+    v._record([dict(base, outcome="empty", sensitive=None, key=("A2", "B2"))], 0)
+    assert v.arms[lon].n == 2 and v.arms[lon].structural == 1
+    # an insensitive success is the tested member's value being ignored: not the partner's success
+    v._record([dict(base, outcome="success", sensitive=False, key=("A3", "B3"))], 0)
+    assert v.arms[lon].n == 2 and v.arms[lat].sens_neg == 1
+    # a companion bound only to fill B (not a joint member) is not credited
+    v._record([dict(base, joint=[], outcome="success", sensitive=True, key=("A4", "B4"))], 0)
+    assert v.arms[lon].n == 2
+
+
+def test_changed_total_count_is_sensitivity(cat):
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler, probe_link
+
+    a, b = "kasi_getRestDeInfo", "tourapi_searchFestival2"
+    page = [{"title": "가을축제", "eventstartdate": "20261010"}]
+    c = FakeClient(default="nodata")
+    c.add(b, {"eventStartDate": "20260101"}, page, total_count=40)
+    c.add(b, {"eventStartDate": "20260301"}, page, total_count=31)  # same first page, fewer events
+    from kopa_bench.client.result import ToolResult
+
+    res = ToolResult(tool=a, arguments={"solYear": "2026"}, ok=True, result_code="00",
+                     records=[{"locdate": "20260101"}, {"locdate": "20260301"}])
+    pr = asyncio.run(probe_link(ProbeExecutor(c), SeedSampler(cat, seed=0), a, b,
+                                [_b("locdate", "eventStartDate", "identity", "date", "date")], random.Random(0),
+                                a_result=res, a_args={"solYear": "2026"}, sensitivity=True))
+    assert pr.outcome == "success" and pr.sensitive is True
+
+
+def test_format_companion_in_an_unseen_shape_is_left_to_a_working_input(cat):
+    """ECOS CYCLE 'A' from a table record, periods from a monthly working input: ERROR-101. The
+    companion is left out when no working input of B had that shape, so CYCLE and periods come
+    from one consistent input."""
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.groups import derive_groups
+    from edge_synth.probes import SeedSampler, probe_link
+    from kopa_bench.client.result import ToolResult
+
+    a, b = "ecos_StatisticTableList", "ecos_StatisticSearch"
+    s = SeedSampler(cat, seed=0)
+    s.groups = derive_groups(cat)
+    ctx = {"STAT_CODE": "722Y001", "CYCLE": "M", "START_TIME": "202401", "END_TIME": "202412"}
+    s.add_context(b, ctx)
+    assert s.shape_known(b, "CYCLE", "M") and not s.shape_known(b, "CYCLE", "A")
+    c = FakeClient(default="nodata")
+    c.add(b, {"STAT_CODE": "901Y009", "CYCLE": "M"}, [{"TIME": "202401", "DATA_VALUE": "113.2"}])
+    res = ToolResult(tool=a, arguments={}, ok=True, result_code="00",
+                     records=[{"STAT_CODE": "901Y009", "CYCLE": "A"}])
+    bnds = [_b("STAT_CODE", "STAT_CODE"), _b("CYCLE", "CYCLE", fk="id", pk="id")]
+    for i in range(4):
+        pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, bnds, random.Random(i), a_result=res, a_args={},
+                                    soft_companions=True))
+        assert pr.b_args["CYCLE"] == "M" and pr.outcome == "success"
+
+
+def test_example_slices_remember_narrowed_working_inputs(cat):
+    """A bill list's default page holds no passed bill; its documented PROC_RESULT example does."""
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import example_slices
+
+    t = "assembly_nzmimeepazxkubdpn"
+    c = FakeClient(default="nodata")
+    c.add(t, {"AGE": "22"}, [{"BILL_ID": "PRC_X", "PROC_RESULT": "철회"}])
+    c.add(t, {"AGE": "22", "PROC_RESULT": "원안가결"}, [{"BILL_ID": "PRC_Y", "PROC_RESULT": "원안가결"}])
+    sub = _Sub(cat, [t])
+    s = SeedSampler(sub, seed=0)
+    s.add_context(t, {"AGE": "22"})
+    out = asyncio.run(example_slices(ProbeExecutor(c), s, sub))
+    assert {"AGE": "22", "PROC_RESULT": "원안가결"} in s.contexts[t]
+    assert any(r["BILL_ID"] == "PRC_Y" for r in out[t])
+    n = len(s.contexts[t])
+    asyncio.run(example_slices(ProbeExecutor(c), s, sub))  # once per tool
+    assert len(s.contexts[t]) == n
+
+
+def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
+    """A festival search takes only dates, but its records are located festivals: its start date
+    handed to a school timetable names no shared entity (h2: such edges failed re-probes), while
+    the rest days of the festival's month (a calendar of days) and KASI -> molit still hold."""
+    from tests.test_edge_precision import _b as b5
+    from tests.test_edge_precision import _verifier as verifier
+
+    v = verifier(cat, [
+        ("tourapi_searchFestival2", "neis_misTimetable", [b5("eventstartdate", "TI_FROM_YMD", "date", "date", "yyyymmdd")]),
+        ("tourapi_searchFestival2", "kasi_getRestDeInfo",
+         [b5("eventstartdate", "solYear", "date", "year", "year"),
+          b5("eventstartdate", "solMonth", "date", "month", "month_2d")]),
+        ("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade", [b5("locdate", "DEAL_YMD", "date", "yyyymm", "yyyymm")]),
+    ])
+    assert v.names_days("kasi_getRestDeInfo") and not v.names_days("tourapi_searchFestival2")
+    vg = v.verified_graph()
+    assert not vg.has_edge("tourapi_searchFestival2", "neis_misTimetable")
+    assert vg.has_edge("tourapi_searchFestival2", "kasi_getRestDeInfo")
+    assert vg.has_edge("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade")
