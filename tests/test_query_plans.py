@@ -116,13 +116,7 @@ def _eager_timetable(world, params, kind):
     days = [d for d in neis._school_days_between(sem2, last, off) if ok(d.strftime("%Y%m%d"))]
     g_want, c_want, p_want = params.get("GRADE"), params.get("CLASS_NM"), params.get("PERIO")
     head = neis._school_head(s)
-    extra = {}
-    if kind in ("mis", "his", "sps"):
-        extra["DGHT_CRSE_SC_NM"] = "주간"
-    if kind == "his":
-        extra.update({"ORD_SC_NM": s["HS_GNRL_BUSNS_SC_NM"], "DDDEP_NM": s["_dddep"], "CLRM_NM": None})
-    if kind == "sps":
-        extra["SCHUL_CRSE_SC_NM"] = neis._course(s)
+    extra = neis._timetable_extra(kind, s)
     out = []
     for g, n in enumerate(neis._classes(s), start=1):
         if g_want is not None and str(g_want) != str(g):

@@ -28,18 +28,9 @@ def kopa_cache(tmp_path_factory, monkeypatch):
     return os.environ.get("KOPA_CACHE")
 
 
-def test_grpo_smoke_real_environment(tmp_path, kopa_cache, monkeypatch):
-    import torch
-
+def record_executed_calls(monkeypatch) -> list:
+    """The CallRecords every KopaEnvironment executes from now on, in order (the list fills as calls run)."""
     from train import environment
-    from train.grpo import build_trainer, parse_args
-
-    script_args, training_args, model_args = parse_args([
-        "--config", str(RECIPES / "tiny-cpu" / "grpo.yaml"), "--output_dir", str(tmp_path / "out"),
-        "--max_steps", "2", "--num_generations", "2", "--per_device_train_batch_size", "2",
-        "--max_completion_length", "256", "--tool_lang", "en", "--max_records", "2",
-    ])
-    assert training_args.use_cpu and not training_args.bf16
 
     executed = []
     real_call = environment.KopaEnvironment._call
@@ -50,6 +41,22 @@ def test_grpo_smoke_real_environment(tmp_path, kopa_cache, monkeypatch):
         return out
 
     monkeypatch.setattr(environment.KopaEnvironment, "_call", counting_call)
+    return executed
+
+
+def test_grpo_smoke_real_environment(tmp_path, kopa_cache, monkeypatch):
+    import torch
+
+    from train.grpo import build_trainer, parse_args
+
+    script_args, training_args, model_args = parse_args([
+        "--config", str(RECIPES / "tiny-cpu" / "grpo.yaml"), "--output_dir", str(tmp_path / "out"),
+        "--max_steps", "2", "--num_generations", "2", "--per_device_train_batch_size", "2",
+        "--max_completion_length", "256", "--tool_lang", "en", "--max_records", "2",
+    ])
+    assert training_args.use_cpu and not training_args.bf16
+
+    executed = record_executed_calls(monkeypatch)
     trainer = build_trainer(script_args, training_args, model_args)
     tok = trainer.processing_class
     seeded_ids = tok(SEEDED_CALL, add_special_tokens=False)["input_ids"]
@@ -181,7 +188,6 @@ def test_qwen35_recipe_runs_grpo_on_cpu(recipe, model, tmp_path, kopa_cache, mon
     import torch
     import yaml
 
-    from train import environment
     from train.grpo import build_trainer, parse_args
     from train.rewards import REWARDS
 
@@ -204,15 +210,7 @@ def test_qwen35_recipe_runs_grpo_on_cpu(recipe, model, tmp_path, kopa_cache, mon
     assert training_args.loss_type == "dapo" and training_args.beta == 0.0 and training_args.mask_truncated_completions
     assert training_args.activation_checkpointing and not model_args.use_peft
 
-    executed = []
-    real_call = environment.KopaEnvironment._call
-
-    async def counting_call(self, tool, arguments):
-        out = await real_call(self, tool, arguments)
-        executed.append(self._calls[-1])
-        return out
-
-    monkeypatch.setattr(environment.KopaEnvironment, "_call", counting_call)
+    executed = record_executed_calls(monkeypatch)
     trainer = build_trainer(script_args, training_args, model_args)
     assert trainer.reward_weights.tolist() == pytest.approx(raw["reward_weights"])
     assert [f.__name__ for f in trainer.reward_funcs] == [REWARDS[n].__name__ for n in raw["reward_funcs"]]

@@ -44,7 +44,7 @@ class SFTScriptArguments:
 
 
 def load_sft_dataset(args: SFTScriptArguments):
-    from datasets import load_dataset, load_from_disk
+    from datasets import load_from_disk
     from pathlib import Path
 
     from train.environment import EnvSettings

@@ -34,17 +34,18 @@ def align_with_runner(tokenizer) -> None:
         return
 
     def parse_response(ids, *args, **kwargs):
+        error, out = None, None
         try:
             out = native(ids, *args, **kwargs)
-        except Exception:  # noqa: BLE001 - TRL falls back to plain decoding; we try the runner first
-            out = None
+        except Exception as exc:  # noqa: BLE001 - TRL falls back to plain decoding; we try the runner first
+            error = exc
         if out and out.get("tool_calls"):
             return out
         text = out.get("content") if out else tokenizer.decode(ids, skip_special_tokens=True)
         content, calls = runner_calls(text or "")
         if not calls:
-            if out is None:  # let TRL's own fallback handle what neither parser understood
-                return native(ids, *args, **kwargs)
+            if error is not None:  # let TRL's own fallback handle what neither parser understood
+                raise error
             return out
         return {**(out or {}), "role": "assistant", "content": content, "tool_calls": calls}
 

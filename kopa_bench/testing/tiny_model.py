@@ -205,6 +205,13 @@ def build_tokenizer(vocab_size: int = 3000, *, chat_template: str = CHAT_TEMPLAT
     )
 
 
+def _tiny_dims(tokenizer, eos_id: int, pad_id: int) -> dict:
+    """What every tiny architecture shares: vocabulary, widths, heads, tied embeddings, special ids."""
+    return dict(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                num_key_value_heads=2, tie_word_embeddings=True, bos_token_id=None, eos_token_id=eos_id,
+                pad_token_id=pad_id)
+
+
 def _qwen3_5_config(tokenizer, eos_id: int, pad_id: int):
     """A tiny Qwen3.5 *text* config with the real model's layer mix.
 
@@ -217,13 +224,9 @@ def _qwen3_5_config(tokenizer, eos_id: int, pad_id: int):
     from transformers import Qwen3_5TextConfig
 
     return Qwen3_5TextConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
+        **_tiny_dims(tokenizer, eos_id, pad_id),
         num_hidden_layers=4,
         layer_types=["linear_attention", "linear_attention", "linear_attention", "full_attention"],
-        num_attention_heads=4,
-        num_key_value_heads=2,
         head_dim=16,
         linear_num_key_heads=2,
         linear_num_value_heads=4,
@@ -232,10 +235,6 @@ def _qwen3_5_config(tokenizer, eos_id: int, pad_id: int):
         linear_conv_kernel_dim=4,
         # tool schemas in both languages make long prompts; TRL drops tool turns past this length
         max_position_embeddings=32768,
-        tie_word_embeddings=True,
-        bos_token_id=None,
-        eos_token_id=eos_id,
-        pad_token_id=pad_id,
     )
 
 
@@ -293,20 +292,7 @@ def build_tiny_model(out_dir: str | Path, *, arch: str = "qwen2", seed: int = 0,
         if arch == "qwen3_5_vl":
             config = _qwen3_5_vl_config(config, tokenizer)
     else:
-        config = Config(
-            vocab_size=len(tokenizer),
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=2048,
-            tie_word_embeddings=True,
-            bos_token_id=None,
-            eos_token_id=eos_id,
-            pad_token_id=pad_id,
-            **extra,
-        )
+        config = Config(**_tiny_dims(tokenizer, eos_id, pad_id), num_hidden_layers=2, max_position_embeddings=2048, **extra)
     torch.manual_seed(seed)
     if arch == "qwen3_5_vl":
         from transformers import Qwen3_5ForConditionalGeneration

@@ -608,6 +608,18 @@ class _TimetableRows(Sequence):
         return iter(self._rows(0, self._len))
 
 
+def _timetable_extra(kind: str, s: dict) -> dict:
+    """Columns a timetable row carries beyond the school head, by school kind (els/mis/his/sps)."""
+    extra: dict = {}
+    if kind in ("mis", "his", "sps"):
+        extra["DGHT_CRSE_SC_NM"] = "주간"
+    if kind == "his":
+        extra.update({"ORD_SC_NM": s["HS_GNRL_BUSNS_SC_NM"], "DDDEP_NM": s["_dddep"], "CLRM_NM": None})
+    if kind == "sps":
+        extra["SCHUL_CRSE_SC_NM"] = _course(s)
+    return extra
+
+
 def _timetable(world, params, kind: str) -> Sequence[dict]:
     s = _school(world, params)
     if s is None or s["_kind"] != kind:
@@ -626,13 +638,7 @@ def _timetable(world, params, kind: str) -> Sequence[dict]:
         return []
     g_want, c_want, p_want = params.get("GRADE"), params.get("CLASS_NM"), params.get("PERIO")
     head = _school_head(s)
-    extra = {}
-    if kind in ("mis", "his", "sps"):
-        extra["DGHT_CRSE_SC_NM"] = "주간"
-    if kind == "his":
-        extra.update({"ORD_SC_NM": s["HS_GNRL_BUSNS_SC_NM"], "DDDEP_NM": s["_dddep"], "CLRM_NM": None})
-    if kind == "sps":
-        extra["SCHUL_CRSE_SC_NM"] = _course(s)
+    extra = _timetable_extra(kind, s)
     blocks = []
     for g, n in enumerate(_classes(s), start=1):
         if g_want is not None and str(g_want) != str(g):
