@@ -106,6 +106,31 @@ def test_pick_argmax_skips_dash_and_where_ref() -> None:
     assert gold.step("s1").picked_index == 2 and gold.step("s2").picked == {"sido": "경기", "v": "5"}
 
 
+def test_pick_near_and_contains_by_reference() -> None:
+    """A client-side filter on a later step: the record nearest an earlier step's point, or the
+    one whose name contains an earlier step's name (both references)."""
+    prog = [
+        {"id": "s1", "tool": "air_tm", "args": {}, "group": 0},
+        {"id": "s2", "tool": "air_near", "args": {}, "group": 1,
+         "pick": {"near": {"lat": "$s1.items[0].y", "lon": "$s1.items[0].x", "lat_field": "la", "lon_field": "lo",
+                           "max_km": 2}}},
+        {"id": "s3", "tool": "tour_area", "args": {}, "group": 1, "pick": {"contains": {"STAT_NAME": "$s1.items[0].name"}}},
+    ]
+    client = FakeClient([
+        {"tool": "air_tm", "records": [{"x": "127.0016", "y": "37.5820", "name": "기준금리"}]},
+        {"tool": "air_near", "records": [{"n": "청운", "la": "37.5775", "lo": "126.9758"}, {"n": "없음", "la": "-", "lo": "-"},
+                                         {"n": "혜화", "la": "37.5822", "lo": "127.0019"}]},
+        {"tool": "tour_area", "records": [{"STAT_NAME": "2.1 국민계정"}, {"STAT_NAME": "1.3.1 한국은행 기준금리 및 여수신금리"}]},
+    ])
+    gold = execute_program_sync(task(prog), client)
+    assert gold.step("s2").picked["n"] == "혜화" and gold.step("s3").picked_index == 1
+    # s2 and s3 read s1: the dependency is seen in pick.near / pick.contains too
+    with pytest.raises(ValueError, match="same group"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}}, dict(prog[1], group=0)])
+    far = [prog[0], dict(prog[1], pick={"near": dict(prog[1]["pick"]["near"], max_km=0.01)})]
+    assert execute_program_sync(task(far), client).step("s2").picked is None
+
+
 def test_refs_and_clock_values() -> None:
     r = parse_ref("$s2.items[*].pm25Value")
     assert r.step == "s2" and r.path == ("items", "*", "pm25Value")

@@ -49,6 +49,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=True)
 
 
+class Near(_Strict):
+    """The record nearest a point (WGS84): a client-side filter such as 'the bike station nearest
+    this address'. `lat`/`lon` are literals or references (with a transform for TM/UTM-K points)."""
+
+    lat: Any = Field(description="latitude of the point: a number or a reference such as '$s1.items[0].y'")
+    lon: Any = Field(description="longitude of the point")
+    lat_field: str = Field(description="the records' latitude field, e.g. 'stationLatitude'")
+    lon_field: str = Field(description="the records' longitude field, e.g. 'stationLongitude'")
+    max_km: float | None = Field(default=None, description="nothing is picked when the nearest record is farther")
+
+
 class Pick(_Strict):
     """Selects one record of a step's result; later steps read it as `$sN.picked.<field>`.
 
@@ -56,7 +67,8 @@ class Pick(_Strict):
     """
 
     where: dict[str, Any] = Field(default_factory=dict, description="field -> required value (a literal, a list of allowed values, or a reference); compared as stripped strings")
-    contains: dict[str, str] = Field(default_factory=dict, description="field -> substring the field must contain (e.g. ORIG_NM contains '마포구을')")
+    contains: dict[str, Any] = Field(default_factory=dict, description="field -> substring the field must contain (e.g. ORIG_NM contains '마포구을'; a literal or a reference)")
+    near: Near | None = Field(default=None, description="keep the record nearest a point (after where/contains)")
     argmax: str | None = Field(default=None, description="keep the record with the largest value of this field")
     argmin: str | None = Field(default=None, description="keep the record with the smallest value of this field")
     sort: str | None = Field(default=None, description="sort by this field before taking `index` (ignored when argmax/argmin is set)")
@@ -188,6 +200,9 @@ def _step_exprs(step: Step):
     yield "args", step.args
     if step.pick is not None:
         yield "pick.where", step.pick.where
+        yield "pick.contains", step.pick.contains
+        if step.pick.near is not None:
+            yield "pick.near", [step.pick.near.lat, step.pick.near.lon]
     if step.condition is not None:
         yield "condition", [step.condition.ref, step.condition.value]
 

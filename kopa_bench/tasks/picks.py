@@ -32,8 +32,12 @@ def apply_pick(pick: Pick, records: list[dict[str, Any]], resolver: Resolver | N
     cands = list(enumerate(records))
     for fld, wanted in where.items():
         cands = [(i, r) for i, r in cands if fld in r and _matches(r[fld], wanted)]
-    for fld, sub in pick.contains.items():
+    contains = resolver.value(pick.contains) if resolver is not None else pick.contains
+    for fld, sub in contains.items():
+        sub = _norm(sub)
         cands = [(i, r) for i, r in cands if sub in _norm(r.get(fld))]
+    if pick.near is not None:
+        return _nearest(pick, cands, resolver)
     key = pick.argmax or pick.argmin or pick.sort
     if key:
         skip = {s.strip() for s in pick.skip_values}
@@ -60,6 +64,29 @@ def apply_pick(pick: Pick, records: list[dict[str, Any]], resolver: Resolver | N
     if not -len(cands) <= pick.index < len(cands) or not cands:
         return None, None
     return cands[pick.index]
+
+
+def _nearest(pick: Pick, cands: list[tuple[int, dict]], resolver: Resolver | None) -> tuple[int | None, dict | None]:
+    """The candidate nearest `pick.near`'s point (haversine km); ties go to the API's order."""
+    from kopa_bench.geo import haversine_km
+
+    near = pick.near
+    lat = resolver.value(near.lat) if resolver is not None else near.lat
+    lon = resolver.value(near.lon) if resolver is not None else near.lon
+    plat, plon = to_number(lat), to_number(lon)
+    if plat is None or plon is None:
+        raise RefError(f"pick.near needs a numeric point, got lat={lat!r} lon={lon!r}")
+    best, best_d = (None, None), None
+    for i, r in cands:
+        rlat, rlon = to_number(r.get(near.lat_field)), to_number(r.get(near.lon_field))
+        if rlat is None or rlon is None:
+            continue  # a record without a position cannot be near anything
+        d = haversine_km(plat, plon, rlat, rlon)
+        if best_d is None or d < best_d:
+            best, best_d = (i, r), d
+    if best_d is None or (near.max_km is not None and best_d > near.max_km):
+        return None, None
+    return best
 
 
 def compare(left: Any, op: str, right: Any) -> bool:
