@@ -55,7 +55,9 @@ real outputs.
 - `rl`: `id, version, shape, query, domain, platforms, tools` (JSON), `program` (JSON: gold steps
   with `$sN...` references), `answer` (JSON facts), `task` (JSON: the full KOPA-Bench `Task`,
   validated with `kopa_bench.tasks.models.Task`, so the benchmark scorer gives the reward).
-- `graph`: verified edges `from_tool, to_tool, posterior, prior, cross_domain, bindings` (JSON).
+- `graph`: verified edges `from_tool, to_tool, posterior, prior, cross_domain, link, bindings, selections`
+  (`link` is `bind` when B's arguments come from A's output, `select` when A's output picks records of
+  B's answer on the client side: nearest point, equal code/day, contained name; lists are JSON).
 
 ## Load
 ```python
@@ -114,7 +116,8 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
     rl_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "domain", "platforms", "tools",
                                                   "program", "answer", "task")])
     g_s = pa.schema([("from_tool", pa.string()), ("to_tool", pa.string()), ("posterior", pa.float64()),
-                     ("prior", pa.float64()), ("cross_domain", pa.bool_()), ("bindings", pa.string()), ("version", pa.string())])
+                     ("prior", pa.float64()), ("cross_domain", pa.bool_()), ("link", pa.string()), ("bindings", pa.string()),
+                     ("selections", pa.string()), ("version", pa.string())])
     counts: dict[str, int] = {}
     for split in ("train", "validation"):
         rows = [r for r in trajectories if _split(r["id"], seed) == split]
@@ -127,7 +130,8 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
                  "answer": _j(r["task"]["answer"]), "task": _j({**r["task"], "version": version})}
                 for r in rows], out / "rl" / f"{split}.parquet", rl_s)
     edges = sorted(graph_edges, key=lambda e: (e["from_tool"], e["to_tool"]))
-    _write([{**e, "bindings": _j(e["bindings"]), "version": version} for e in edges], out / "graph" / "train.parquet", g_s)
+    _write([{**e, "bindings": _j(e["bindings"]), "selections": _j(e.get("selections", [])), "version": version}
+            for e in edges], out / "graph" / "train.parquet", g_s)
     per_shape: dict[str, int] = {}
     for r in trajectories:
         per_shape[r["shape"]] = per_shape.get(r["shape"], 0) + 1
@@ -145,7 +149,8 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
 
 def graph_rows(vg) -> list[dict]:
     return [{"from_tool": a, "to_tool": b, "posterior": float(d.get("posterior", 0.0)), "prior": float(d.get("prior", 0.0)),
-             "cross_domain": bool(d.get("cross_domain", False)), "bindings": d["bindings"]} for a, b, d in vg.edges(data=True)]
+             "cross_domain": bool(d.get("cross_domain", False)), "link": d.get("link", "bind"), "bindings": d["bindings"],
+             "selections": d.get("selections", [])} for a, b, d in vg.edges(data=True)]
 
 
 def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0, per_shape: int = 900,

@@ -124,7 +124,8 @@ def infer_io_kinds(catalog: Any, samples: dict[str, list[dict]] | None = None) -
                 kind = "sido_short"
             params[op.tool][p.name] = {"kind": kind, "desc": f"{p.desc_ko} {p.desc_en}".strip(),
                                        "required": p.required and p.default is None,
-                                       "substring": is_substring_filter(p.name, f"{p.desc_ko} {p.desc_en}")}
+                                       "substring": is_substring_filter(p.name, f"{p.desc_ko} {p.desc_en}"),
+                                       "example_tokens": len(str(p.example).split()) if isinstance(p.example, str) else 0}
     return IOKinds(fields, params)
 
 
@@ -133,6 +134,8 @@ def _record_has_pair(field_names: list[str], kind: str) -> bool:
     s = set(field_names)
     return any(a in s and b in s for a, b in pairs)
 
+
+PLAIN_NUMBER_KINDS = frozenset({"number", "hhmm"})
 
 # Platform code systems (edge_synth.values): their small integers match any generic id.
 CODE_SYSTEMS = frozenset({"tago_city", "tour_area", "tour_sigungu"})
@@ -161,6 +164,17 @@ def cross_reference(a_op, fname: str, fdesc: str, b_op, pname: str, pdesc: str) 
 XREF_BONUS = 0.25
 
 
+def region_prefix(fk: str, pk: str, pinfo: dict) -> tuple[str, dict, float] | None:
+    """The transform for an address into a region-name 'contains' filter whose documented example
+    is a 2-3 token region ('서울특별시 강남구'): the address's first tokens, as many as the example.
+    A whole address is never contained in a region's name, and cutting an address for any other
+    parameter names no entity (a juso keyword '서울 종로구' matches arbitrary addresses, audit 3)."""
+    n = int(pinfo.get("example_tokens") or 0)
+    if fk == "address" and pk == "address" and pinfo.get("substring") and 2 <= n <= 3:
+        return ("first_tokens", {"n": n}, 0.8)
+    return None
+
+
 def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float, xref: bool = False) -> list[dict]:
     """Candidate bindings (one per usable transform) of field -> param with a prior score
     (`xref`: the descriptions name the other side, see :func:`cross_reference`)."""
@@ -177,7 +191,19 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
         # a period "in the cycle's format": the coupled CYCLE decides the shape, so a full date
         # can pass unchanged as a daily period (basDt -> START_TIME with CYCLE=D)
         trans = list(trans) + [("identity", {}, 0.7)]
-    if pinfo.get("substring") and nsim < 0.5:
+    if fk in PLAIN_NUMBER_KINDS and nsim < 0.5 and not xref:
+        # a plain number or a time of day names nothing: a bus stop's order 3, a deal's day 12 or a
+        # solar term's 1651 equal a class period, a weekday tag or a forecast hour by coincidence
+        # (hand audit 4: four of four invalid edges were such), and shared format words in the
+        # descriptions ('HHMM', 'time') are no evidence either; only a parameter of the same name
+        # or one the documentation points to takes it
+        return []
+    region_cut = region_prefix(fk, pk, pinfo)
+    if region_cut:
+        # an address searched in a region-name 'contains' filter (MOIS locatadd_nm '서울특별시 강남구'):
+        # cut to as many tokens as the documented example has; execution decides if it holds
+        trans = [region_cut]
+    elif pinfo.get("substring") and nsim < 0.5:
         return []  # digits of a region code 'contained' in stock codes are a coincidence
     if pk in CODE_SYSTEMS and fk == "id" and fname.lower() != "code":
         return []  # only TourAPI areaCode2's own `code` listing feeds its codes (a meal code does not)

@@ -63,6 +63,23 @@ async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampl
     return out
 
 
+async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str,
+                            seed: int, record_tries: int = 1, vg=None) -> dict[tuple[str, str], list[str]]:
+    """Re-probes of selection edges (their best selection) on `split` inputs, as for bindings."""
+    from .selections import SelectConfig, probe_selection
+
+    rng = random.Random(seed)
+    cfg = SelectConfig(record_tries=record_tries)
+    jobs = [(a, b, max(sels, key=lambda s: s.get("posterior", 0)), random.Random(rng.random()))
+            for a, b, sels in edges for _ in range(n)]
+    res = await asyncio.gather(*(probe_selection(executor, sampler, {**s, "src": a, "dst": b}, r, split, cfg, vg=vg)
+                                 for a, b, s, r in jobs))
+    out: dict[tuple[str, str], list[str]] = {}
+    for (a, b, _, _), pr in zip(jobs, res):
+        out.setdefault((a, b), []).append(pr.outcome)
+    return out
+
+
 def _executable(outcomes: list[str]) -> bool | None:
     informative = [o for o in outcomes if o not in ENVIRONMENTAL and not o.startswith("upstream") and o != "empty_uninformative"]
     if not informative:
@@ -81,17 +98,21 @@ async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, 
             if bnd["to_param"] not in best:
                 best[bnd["to_param"]] = bnd
         cand.append((a, b, list(best.values())))
-    ver = [(a, b, best_bindings(vg, a, b)) for a, b in vg.edges]
+    ver = [(a, b, best_bindings(vg, a, b)) for a, b in vg.edges if vg.edges[a, b].get("bindings")]
+    sel = [(a, b, d["selections"]) for a, b, d in vg.edges(data=True) if d.get("link") == "select"]
     # re-probes bind the way verification did (an empty answer for one record of A's list is
     # retried with other records, `record_tries`); the single-record figure is reported too
     tries = int((vg.graph.get("verify") or {}).get("record_tries", 1))
     before = await _probe_edges(cand, executor, sampler, n, "holdout", seed, baseline, tries)
     after = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, tries)
+    sel_tries = int((vg.graph.get("select") or {}).get("record_tries", 1))
+    after.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, sel_tries, vg))
     eb = [x for x in (_executable(v) for v in before.values()) if x is not None]
     ea = [x for x in (_executable(v) for v in after.values()) if x is not None]
     single = None
     if tries > 1:
         one = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, 1)
+        one.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, 1, vg))
         es = [x for x in (_executable(v) for v in one.values()) if x is not None]
         single = round(sum(es) / len(es), 4) if es else None
     return {"edge_precision": round(sum(ea) / len(ea), 4) if ea else None, "precision_edges_measured": len(ea),
@@ -108,5 +129,6 @@ def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026
     rng = random.Random(seed)
     pick = rng.sample(pool, min(k, len(pool)))
     return [{"from_tool": a, "to_tool": b,
-             "bindings": [f"{x['from_field']}->{x['to_param']} via {x['transform']}" for x in best_bindings(vg, a, b)],
+             "bindings": [f"{x['from_field']}->{x['to_param']} via {x['transform']}" for x in best_bindings(vg, a, b)]
+             or [f"select {x['match']}: {x['from_field']} ~ {x['to_field']}" for x in vg.edges[a, b].get("selections", [])],
              "posterior": vg.edges[a, b].get("posterior")} for a, b in sorted(pick)]

@@ -13,6 +13,7 @@ import networkx as nx
 from .candidates import build_candidate_graph, load_graph, save_graph
 from .env import ProbeExecutor, make_client
 from .probes import SeedSampler
+from .selections import SelectConfig, SelectionVerifier, add_selections, selection_candidates
 from .verify import Verifier, VerifyConfig, bootstrap_samples
 
 
@@ -30,6 +31,7 @@ class Edge:
         self.sampler = SeedSampler(self.catalog, seed=seed)
         self.seed = seed
         self.samples: dict[str, list[dict]] = {}
+        self.selection_arms: dict = {}
 
     async def bootstrap(self) -> dict[str, list[dict]]:
         self.samples = await bootstrap_samples(self.executor, self.sampler, self.catalog, seed=self.seed)
@@ -59,15 +61,29 @@ class Edge:
             self.samples.setdefault(t, []).extend(recs)
 
     async def verify(self, g: nx.DiGraph, cfg: VerifyConfig | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> tuple[nx.DiGraph, Verifier, dict]:
+                     progress: Callable[[int, int], None] | None = None,
+                     select_cfg: SelectConfig | None = SelectConfig()) -> tuple[nx.DiGraph, Verifier, dict]:
+        """Bindings by Thompson-sampled probes, then client-side selections (None: skip them)."""
         if not self.sampler.link_sources:
             await self.prepare(g)
         v = Verifier(g, self.executor, self.sampler, cfg)
         t0 = time.perf_counter()
         summary = await v.run(progress)
+        vg = v.verified_graph()
+        summary["joint_sets"] = await v.joint_sets(vg)
+        summary["verified_edges"] = vg.number_of_edges()
+        if select_cfg is not None:
+            # client-side selections between pairs no binding links (edge_synth/selections.py)
+            sv = SelectionVerifier(selection_candidates(g, self.catalog, skip=set(vg.edges)), self.executor,
+                                   self.sampler, v.cfg, select_cfg, vg)
+            summary.update(await sv.run())
+            summary["selection_edges"] = add_selections(vg, sv.verified())
+            vg.graph["select"] = {k: getattr(select_cfg, k) for k in select_cfg.__dataclass_fields__}
+            summary["verified_edges"] = vg.number_of_edges()
+            self.selection_arms = sv.arms
         summary["seconds"] = round(time.perf_counter() - t0, 2)
         summary["executor"] = self.executor.stats.as_dict()
-        return v.verified_graph(), v, summary
+        return vg, v, summary
 
 
 class _SubCatalog:
@@ -118,7 +134,7 @@ def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, s
         save_graph(vg, out / "verified.json")
         arms = [{"arm": k, "alpha": a.alpha, "beta": a.beta, "n": a.n, "successes": a.successes,
                  "structural": a.structural, "environmental": a.environmental, "pruned": a.pruned}
-                for k, a in sorted(v.arms.items())]
+                for k, a in sorted({**v.arms, **edge.selection_arms}.items())]
         (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
         (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
         await edge.client.aclose()

@@ -74,13 +74,19 @@ class SeedSampler:
                 self.param_kind[(ref.op.tool, p.name)] = infer_kind(p.name, f"{p.desc_ko} {p.desc_en}", vals)
 
     # -- contexts & graph-guided sources ----------------------------------------------------
-    def add_context(self, tool: str, args: dict[str, Any], cap: int = 60) -> None:
-        """Remember an argument set that returned data for `tool`."""
+    def add_context(self, tool: str, args: dict[str, Any], cap: int = 60, first: bool = False) -> None:
+        """Remember an argument set that returned data for `tool` (`first`: a learned format,
+        kept even when the list is full, replacing the newest ordinary one)."""
         key = tool + repr(sorted((k, str(v)) for k, v in args.items()))
-        if key in self._ctx_seen or len(self.contexts[tool]) >= cap:
+        if key in self._ctx_seen or (len(self.contexts[tool]) >= cap and not first):
             return
         self._ctx_seen.add(key)
-        self.contexts[tool].append(dict(args))
+        if first:
+            if len(self.contexts[tool]) >= cap:
+                self.contexts[tool].pop()
+            self.contexts[tool].insert(0, dict(args))
+        else:
+            self.contexts[tool].append(dict(args))
 
     def add_link_sources(self, graph) -> None:
         """Let values of fields that candidate edges bind (identity) seed the target parameter."""
@@ -167,8 +173,11 @@ class SeedSampler:
         for src in sorted(self.link_sources.get((tool, pname), ())):
             out.extend(self.by_field.get(src, [])[:100])
         kind = self.param_kind.get((tool, pname))
+        # an address of any tool may be searched (most sandbox addresses are not in juso's or
+        # VWorld's tables: those calls fail upstream, the ones that answer become contexts and
+        # give address tools other inputs than their one documented example)
         if kind in ("station_name", "dong_name", "sido_short", "sido_name", "legal_code", "lawd5", "kma_nx", "kma_ny",
-                    "date", "yyyymm"):
+                    "date", "yyyymm", "address"):
             out.extend(self.by_kind.get(kind, [])[:100])
         if p is not None and p.enum:
             out = [v for v in out if str(v) in p.enum]
@@ -459,6 +468,74 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     return pr
 
 
+PERIOD_KINDS = frozenset({"date", "yyyymm", "year", "month"})
+_START_RE = re.compile(r"start|begin|from|시작", re.I)
+
+
+def period_shapes(start: Any, end: Any) -> list[tuple[str, str]]:
+    """The years of a (start, end) period written in the formats statistics APIs use for a cycle:
+    year, half, quarter, month, day (ECOS: A 2024, S 2024S1, Q 2024Q1, M 202401, D 20240101)."""
+    y0, y1 = str(start)[:4], str(end)[:4]
+    if not (y0.isdigit() and y1.isdigit()):
+        return []
+    return [(y0, y1), (y0 + "S1", y1 + "S2"), (y0 + "Q1", y1 + "Q4"), (y0 + "01", y1 + "12"), (y0 + "0101", y1 + "1231")]
+
+
+async def learn_format(executor, sampler: SeedSampler, dst: str, args: dict[str, Any], rng: random.Random) -> bool:
+    """B's format anchor (ECOS CYCLE 'D') is given a value no working input of B had, so no
+    remembered input has periods in its format: try the periods in each format of
+    :func:`period_shapes` (at most five calls, memoised) until B answers; the working input
+    becomes a context, so later calls with that anchor get consistent periods. True if found."""
+    for grp in sampler.groups.get(dst, []):
+        if grp.kind != "format":
+            continue
+        periods = sorted(m for m in grp.members if sampler.param_kind.get((dst, m)) in PERIOD_KINDS)
+        anchors = [m for m in grp.members if m not in periods]
+        starts = [m for m in periods if _START_RE.search(m)]
+        ends = [m for m in periods if m not in starts]
+        if len(starts) != 1 or len(ends) != 1 or not any(a in args for a in anchors):
+            continue
+        base = sampler.sample_args(dst, "any", rng, fixed={k: v for k, v in args.items() if k not in periods})
+        if base is None:
+            return False
+        for s0, e0 in period_shapes(base.get(starts[0]), base.get(ends[0])):
+            trial = {**base, starts[0]: s0, ends[0]: e0}
+            res = await executor.call(dst, trial)
+            if res.ok and res.records:
+                sampler.add_context(dst, trial, first=True)
+                return True
+    return False
+
+
+COVERAGE_KM = 10.0
+
+
+def outside_coverage(sampler: SeedSampler, dst: str, args: dict[str, Any], tested: str, km: float = COVERAGE_KM) -> bool:
+    """Is the point bound into B's coordinate parameters farther than `km` from every point B
+    answered before (its remembered working inputs)? A city bus service lists stops in the cities
+    it covers: a tourist spot elsewhere gets an empty answer that says nothing about the binding
+    (TourAPI mapx/mapy -> TAGO gpsLong/gpsLati). Needs 3 known points; False when unsure."""
+    from kopa_bench.geo import haversine_km
+
+    lat_p = [p for p in args if sampler.param_kind.get((dst, p)) == "lat"]
+    lon_p = [p for p in args if sampler.param_kind.get((dst, p)) == "lon"]
+    if not lat_p or not lon_p or tested not in (lat_p[0], lon_p[0]):
+        return False
+    pts = []
+    for c in sampler.contexts.get(dst, []):
+        try:
+            pts.append((float(c[lat_p[0]]), float(c[lon_p[0]])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if len(pts) < 3:
+        return False
+    try:
+        lat, lon = float(args[lat_p[0]]), float(args[lon_p[0]])
+    except (TypeError, ValueError):
+        return False
+    return min(haversine_km(lat, lon, a, b) for a, b in pts) > km
+
+
 def next_record(recs: list[dict], used: list[dict], rng: random.Random, sample: int = 100) -> dict | None:
     """The untried record of A's answer most unlike the tried ones: each categorical field (2 to
     a third of the records' count distinct values: a school kind, a bill's result, a table's
@@ -505,14 +582,18 @@ async def _bind_and_call(pr: LinkProbe, executor, sampler: SeedSampler, dst: str
                 pr.outcome, pr.detail = "transform", str(exc)[:200]
                 return
             continue
-        if soft_companions and not must and b["to_param"] in sampler.format_params(dst) \
-                and not sampler.shape_known(dst, b["to_param"], v):
-            # a format-group member (ECOS CYCLE 'A') in a shape no working input of B had: its
-            # partners (the periods) could only come in another shape (ERROR-101); the group is
-            # left to one consistent working input instead
+        if b["to_param"] in sampler.format_params(dst) and not sampler.shape_known(dst, b["to_param"], v) \
+                and not await learn_format(executor, sampler, dst, {**args, b["to_param"]: v}, rng) \
+                and soft_companions and not must:
+            # a format-group member (ECOS CYCLE 'A') in a shape no working input of B had, and no
+            # period format found for it: its partners (the periods) could only come in another
+            # shape (ERROR-101); the group is left to one consistent working input instead
             continue
         args[b["to_param"]] = v
     args.update({k: v for k, v in inherited.items() if k not in args})
+    main_p = bindings[0]["to_param"]
+    if main_p in sampler.format_params(dst) and not sampler.shape_known(dst, main_p, args[main_p]):
+        await learn_format(executor, sampler, dst, args, rng)  # the tested value itself: a cycle never seen
     half = sorted(m for m in mandatory if m not in args)
     if half:
         # the rest of the key would come from unrelated context: not this record's entity
@@ -536,6 +617,8 @@ async def _bind_and_call(pr: LinkProbe, executor, sampler: SeedSampler, dst: str
     elif kind == "empty" and baseline is not None and not baseline.get(dst, True) and not sampler.contexts.get(dst):
         # B returned nothing on its own examples and on every input tried so far: the empty
         # answer says nothing about this binding. Once B has answered some input, it does.
+        kind = "empty_uninformative"
+    elif kind == "empty" and outside_coverage(sampler, dst, filled, bindings[0]["to_param"]):
         kind = "empty_uninformative"
     pr.outcome = kind
     pr.detail = (res.error.message[:200] if res.error else "")

@@ -316,7 +316,10 @@ def render_query(traj: dict, catalog: Any, rng: random.Random) -> tuple[str, str
     asks = _asks(catalog, facts)
     ask = _join(asks[:3]) or "결과"
     ban = reg == "banmal"
-    if shape == "sequential":
+    sel = (traj.get("plan") or {}).get("select")
+    if shape == "sequential" and sel:
+        forms = _selection_forms(sel, catalog, prog, P, ent, T1, TL, ask, end)
+    elif shape == "sequential":
         forms = {
             "seq:find-then": f"{P}{ent + ' 기준으로 ' if ent else ''}{_josa(T1, ('을', '를'))} 먼저 찾아보고, {then}{TL}에서 {end(ask)}",
             "seq:of": f"{P}{ent + '에 해당하는 ' if ent else ''}{TL}의 {end(ask)}",
@@ -429,6 +432,24 @@ def render_query(traj: dict, catalog: Any, rng: random.Random) -> tuple[str, str
     q = re.sub(r"\s+", " ", forms[tid]).strip()
     q = re.sub(r"\s+([,.?])", r"\1", q)
     return q, reg, tid
+
+
+def _selection_forms(sel: dict, catalog: Any, prog: list[dict], P: str, ent: str, T1: str, TL: str, ask: str,
+                     end) -> dict[str, str]:
+    """Requests whose second step filters a list by the first step's answer: the record nearest
+    A's place, or the one with A's code / containing A's name."""
+    if sel["match"] == "nearest":
+        forms = {"sel:nearest": f"{P}{ent + '의 ' if ent else ''}{T1} 위치를 확인하고, 거기서 가장 가까운 {TL}의 {end(ask)}"}
+        if ent:
+            forms["sel:near"] = f"{P}{ent} 근처에서 제일 가까운 {TL} {end(ask)}"
+        return forms
+    fl = field_label(catalog, prog[0]["tool"], sel["from_field"]) or "이름"
+    ctx = f"{ent} 기준으로 " if ent else ""
+    if sel["match"] == "equal":
+        return {"sel:same": f"{P}{ctx}{T1}에 나오는 {_josa(fl, ('과', '와'))} 같은 {TL}의 {end(ask)}",
+                "sel:match": f"{P}{ctx}{_josa(T1, ('을', '를'))} 보고, 그 {fl}에 해당하는 {TL}의 {end(ask)}"}
+    return {"sel:contains": f"{P}{ctx}{T1}의 {_josa(fl, ('이', '가'))} 들어간 {TL}의 {end(ask)}",
+            "sel:named": f"{P}{ctx}{_josa(T1, ('을', '를'))} 찾고, 그 {_josa(fl, ('이', '가'))} 이름에 들어간 {TL}의 {end(ask)}"}
 
 
 def _comparison_sides(task: dict, catalog: Any, rng: random.Random) -> tuple[str, str, str]:

@@ -23,6 +23,7 @@ from .probes import SeedSampler, inherited_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
+SELECT_SHARE = 0.25  # sequential trajectories whose second step filters a list by the first's answer
 PRIMARY = {"traffic": "traffic", "finance": "finance", "real_estate": "finance", "business": "finance",
            "education": "education", "law": "law", "politics": "politics"}
 
@@ -70,8 +71,51 @@ class Synthesizer:
             return None
         return {"id": sid, "tool": tool, "args": args, "group": group}
 
+    # -- selections (client-side filters, edge_synth.selections) ------------------------------
+    def _select_edges(self) -> list[tuple[str, str]]:
+        return sorted((a, b) for a, b, d in self.vg.edges(data=True)
+                      if d.get("link") == "select" and a in self.roots and a in self.catalog and b in self.catalog)
+
+    @staticmethod
+    def _point_ref(spec: dict, axis: str) -> Any:
+        """A reference to A's point on `axis` (lat|lon), through the transform library for TM/UTM-K."""
+        if spec["system"] == "wgs84":
+            return f"$s1.items[0].{spec[axis]}"
+        return {"$ref": "$s1.items[0]", "transform": f"{spec['system']}_to_{axis}"}
+
+    def selection(self, rng) -> dict | None:
+        """s1 = A on its own inputs; s2 = B's list (only the inputs every call needs, a wide page)
+        with a `pick` that selects the record A's answer names: the nearest one, the same code or
+        the name containing A's. Used by the sequential shape."""
+        from .selections import wide_args
+
+        edges = self._select_edges()
+        if not edges:
+            return None
+        a, b = rng.choice(edges)
+        sel = max(self.vg.edges[a, b]["selections"], key=lambda x: x.get("posterior", 0))
+        a_args = self.sampler.sample_args(a, "any", rng)
+        b_args = self.sampler.sample_args(b, "any", rng)
+        if a_args is None or b_args is None:
+            return None
+        keep = set(self.sampler.fill_params(b))
+        b_args = wide_args(self.catalog.get(b).op, {k: v for k, v in b_args.items() if k in keep})
+        if sel["match"] == "nearest":
+            pick = {"near": {"lat": self._point_ref(sel["from_point"], "lat"), "lon": self._point_ref(sel["from_point"], "lon"),
+                             "lat_field": sel["to_point"]["lat"], "lon_field": sel["to_point"]["lon"], "max_km": 2.0}}
+        elif sel["match"] == "equal":
+            pick = {"where": {sel["to_field"]: f"$s1.items[0].{sel['from_field']}"}}
+        else:
+            pick = {"contains": {sel["to_field"]: f"$s1.items[0].{sel['from_field']}"}}
+        steps = [{"id": "s1", "tool": a, "args": a_args, "group": 0},
+                 {"id": "s2", "tool": b, "args": b_args, "group": 1, "pick": pick}]
+        return {"steps": steps, "fact_steps": ["s2"], "entity_steps": ["s1"], "fact_k": 2, "picked_facts": True,
+                "select": {"match": sel["match"], "from_field": sel["from_field"], "to_field": sel["to_field"]}}
+
     # -- shapes ------------------------------------------------------------------------------
     def sequential(self, rng) -> dict | None:
+        if self._select_edges() and rng.random() < SELECT_SHARE:
+            return self.selection(rng)
         if not self.roots_out:
             return None
         start = rng.choice(self.roots_out)
@@ -220,6 +264,15 @@ class Synthesizer:
                 continue
             if not sr.records:
                 return None  # every executed step must return data
+            if plan.get("picked_facts"):
+                if sr.picked is None:
+                    return None  # A's answer selected nothing in B's list
+                from .selections import maybe_partial
+
+                if maybe_partial(sr.args, sr.records, sr.result.total_count if sr.result is not None else None):
+                    return None  # a filter over one page of a longer list (2,122 bike stations) may miss the answer
+                facts += self._fields_facts(sid, sr.tool, sr.picked, rng, k=plan.get("fact_k", 2), selector="picked")
+                continue
             facts += self._fields_facts(sid, sr.tool, sr.records[0], rng, k=plan.get("fact_k", 2))
         facts += plan.get("extra_facts", [])
         if plan.get("compare") and len(facts) >= 2:
@@ -261,4 +314,4 @@ class Synthesizer:
             return None
         n_calls = len(run.executed)
         return {"task": draft, "run": run, "facts": [{**fx, "resolved": r.value} for fx, r in zip(facts, resolved)],
-                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare")}, "n_calls": n_calls}
+                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select")}, "n_calls": n_calls}

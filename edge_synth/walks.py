@@ -51,7 +51,8 @@ def step_args(sampler: SeedSampler, tool: str, bound: dict[str, Any], rng: rando
 
 
 def successors(vg: nx.DiGraph, node: str, exclude: set[str] = frozenset()) -> list[str]:
-    return sorted(s for s in vg.successors(node) if s not in exclude and s != node)
+    """Tools `node` feeds through verified bindings (selection-only edges bind no argument)."""
+    return sorted(s for s in vg.successors(node) if s not in exclude and s != node and vg.edges[node, s].get("bindings"))
 
 
 def weighted_choice(rng: random.Random, items: list[str], weights: list[float]) -> str:

@@ -159,3 +159,22 @@ def test_coverage_failure_with_an_unconfirmed_companion_is_not_credited(small):
     comp.successes = 0
     Verifier._record(v, [dict(ev, outcome="success", key=("A(x=1)", "B(y=11)"))], -1, coverage=True)
     assert arm.successes >= 1 and arm.n == n0 + 3
+
+
+def test_decision_phase_probes_arms_the_bandit_left_undecided(small):
+    """An arm with a success but a posterior below `viable` (unlucky coverage probes) gets direct
+    probes until it is verified, pruned or has `decide_probes` probes."""
+    v = _verifier(small, iterations=0, paths_per_iter=40, decide_probes=0)
+    asyncio.run(v.run())
+    ok = [aid for aid, a in v.arms.items() if a.successes >= 2 and not a.pruned]
+    assert ok, "the fake world has working links"
+    aid = ok[0]
+    arm = v.arms[aid]
+    arm.alpha, arm.beta, arm.n, arm.successes = 2.0, 6.0, 3, 1  # as if 2 of 3 coverage probes failed
+    v.seen_probes = {k for k in v.seen_probes if k[0] != aid}  # its probes may be run again
+    v.cfg.decide_probes = 10
+    assert aid in v.undecided()
+    spent = asyncio.run(v.decide())
+    assert spent > 0 and v.decision_probes == spent
+    assert arm.n > 3 and (arm.pruned or arm.mean >= v.cfg.viable or arm.n >= 10 or aid not in v.undecided())
+    assert "decision_probes" in v.summary()

@@ -117,3 +117,33 @@ def test_single_record_producer_gets_a_counterfactual_from_another_execution(cat
                                 sensitivity=True))
     assert pr.outcome == "success"
     assert pr.sensitive is True  # 중구 gives other readings than 종로구
+
+
+def test_plain_numbers_bind_only_by_name():
+    """A bus stop's order, a deal's day or a solar term's time equal a class period or a forecast
+    hour by coincidence (hand audit 4): no candidate unless names or documentation link them."""
+    from edge_synth.candidates import score_binding
+
+    num = {"kind": "number", "desc": "정류소 순번"}
+    perio = {"kind": "number", "desc": "교시"}
+    assert score_binding("nodeord", num, "PERIO", perio, 1.0) == []
+    assert score_binding("kst", {"kind": "hhmm", "desc": "절입 시각 HHMM KST time HHMM"}, "base_time",
+                         {"kind": "hhmm", "desc": "발표시각 HHMM issue time HHMM"}, 1.0) == []
+    # the same name passes (a timetable's own period into another timetable query)
+    assert score_binding("PERIO", perio, "PERIO", perio, 0.5)
+    # and so does a documented reference
+    assert score_binding("nodeord", num, "PERIO", perio, 0.5, xref=True)
+
+
+def test_address_cut_only_for_region_name_filters(cat):
+    """MOIS locatadd_nm is a 'contains' search over region names (example '서울특별시 강남구'): a
+    tourist spot's address is cut to its first two tokens; a juso keyword is never cut."""
+    from edge_synth.candidates import infer_io_kinds, score_binding
+
+    kinds = infer_io_kinds(cat)
+    loc = kinds.params["mois_getStanReginCdList"]["locatadd_nm"]
+    addr = {"kind": "address", "desc": "주소"}
+    got = score_binding("addr1", addr, "locatadd_nm", loc, 0.5)
+    assert [(c["transform"], c["transform_args"]) for c in got] == [("first_tokens", {"n": 2})]
+    kw = kinds.params["juso_addrLinkApi"]["keyword"]
+    assert all(c["transform"] != "first_tokens" for c in score_binding("addr1", addr, "keyword", kw, 0.5))

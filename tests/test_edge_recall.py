@@ -243,3 +243,112 @@ def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
     assert not vg.has_edge("tourapi_searchFestival2", "neis_misTimetable")
     assert vg.has_edge("tourapi_searchFestival2", "kasi_getRestDeInfo")
     assert vg.has_edge("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade")
+
+
+def test_composite_key_members_share_successes_only(cat):
+    """NEIS office + school code bound from one record: B finding the school credits both
+    members; an empty answer blames only the member under test (either could be wrong)."""
+    import networkx as nx
+
+    from edge_synth.groups import derive_groups
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import Verifier, VerifyConfig
+
+    a, b = "neis_schoolInfo", "neis_hisTimetable"
+    g = nx.DiGraph()
+    g.add_nodes_from([a, b])
+    g.add_edge(a, b, bindings=[_b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), _b("ATPT_OFCDC_SC_CODE", "ATPT_OFCDC_SC_CODE")],
+               prior=0.8)
+    s = SeedSampler(cat, seed=0)
+    s.groups = derive_groups(cat)
+    v = Verifier(g, None, s, VerifyConfig())
+    school, office = v.edge_arms[(a, b)]
+    assert v.key_partners(b, v.arms[school]) == {"ATPT_OFCDC_SC_CODE"}
+    assert v.key_partners(b, v.arms[school]) & v.coord_partners(b, v.arms[school]) == set()
+    base = {"edge": (a, b), "arms": [school], "companions": [office], "joint": [], "key_joint": [office],
+            "depth": 0, "echoed": False, "passthrough": False}
+    v._record([dict(base, outcome="success", sensitive=True, key=("A1", "B1"))], 0)
+    assert v.arms[office].successes == 1 and v.arms[office].sens_pos == 0
+    v._record([dict(base, outcome="empty", sensitive=None, key=("A2", "B2"))], 0)
+    assert v.arms[office].n == 1 and v.arms[office].structural == 0 and v.arms[school].structural == 1
+    # the same evidence twice is not new evidence
+    v._record([dict(base, outcome="success", sensitive=True, key=("A1", "B1"))], 0)
+    assert v.arms[office].successes == 1
+    # an ignored value (insensitive success) credits nobody
+    v._record([dict(base, outcome="success", sensitive=False, key=("A3", "B3"))], 0)
+    assert v.arms[office].successes == 1
+
+
+def test_point_outside_the_area_b_answered_is_no_evidence(cat):
+    """TAGO lists stops only in the cities it covers: an empty answer for a tourist spot far from
+    every point TAGO answered before says nothing about the coordinate binding."""
+    from edge_synth.probes import SeedSampler, outside_coverage
+
+    s = SeedSampler(cat, seed=0)
+    b = "tago_getCrdntPrxmtSttnList"
+    assert not outside_coverage(s, b, {"gpsLati": 33.5, "gpsLong": 126.5}, "gpsLati")  # nothing known yet
+    for lat, lon in [(36.35, 127.38), (36.36, 127.40), (36.33, 127.42)]:  # Daejeon answered
+        s.add_context(b, {"gpsLati": lat, "gpsLong": lon})
+    assert outside_coverage(s, b, {"gpsLati": 33.5, "gpsLong": 126.5}, "gpsLati")  # Jeju
+    assert not outside_coverage(s, b, {"gpsLati": 36.34, "gpsLong": 127.39}, "gpsLong")  # inside Daejeon
+    # only a coordinate binding under test is judged by coverage
+    assert not outside_coverage(s, b, {"gpsLati": 33.5, "gpsLong": 126.5}, "cityCode")
+
+
+def test_binding_set_is_trimmed_until_it_executes_together(cat):
+    """Each binding held alone; together (the item's date into the price query's basDt) they
+    answer nothing: the set is trimmed to what executes, weakest binding first."""
+    import networkx as nx
+
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import Verifier, VerifyConfig
+
+    a, b = "fsc_getItemInfo", "fsc_getStockPriceInfo"
+    isin, day = _b("isinCd", "isinCd"), _b("basDt", "basDt", "identity", "date", "date")
+    g = nx.DiGraph()
+    g.add_nodes_from([a, b])
+    g.add_edge(a, b, bindings=[isin, day], prior=0.8)
+    c = FakeClient(default="nodata")
+    c.add(a, {}, [{"isinCd": "KR7005930003", "basDt": "20261126", "itmsNm": "삼성전자"}])
+    c.add(b, {"isinCd": "KR7005930003"}, [{"isinCd": "KR7005930003", "basDt": "20261125", "clpr": "71000"}])
+    c.add(b, {"isinCd": "KR7005930003", "basDt": "20261126"}, [])  # no trading that day
+    s = SeedSampler(cat, seed=0)
+    s.add_context(a, {})
+    v = Verifier(g, ProbeExecutor(c), s, VerifyConfig())
+    vg = nx.DiGraph()
+    vg.add_nodes_from([a, b])
+    vg.add_edge(a, b, bindings=[dict(isin, posterior=0.9), dict(day, posterior=0.7)], posterior=0.9)
+    stats = asyncio.run(v.joint_sets(vg))
+    assert stats["checked"] == 1 and stats["trimmed"] == 1
+    assert [x["to_param"] for x in vg.edges[a, b]["bindings"]] == ["isinCd"]
+    # a set that never executes, even trimmed to its best binding, removes the edge
+    c.routes = [r for r in c.routes if r.tool != b]
+    v.ex = ProbeExecutor(c)  # a fresh memo
+    vg.edges[a, b]["bindings"] = [dict(isin, posterior=0.9), dict(day, posterior=0.7)]
+    stats = asyncio.run(v.joint_sets(vg))
+    assert stats["removed"] == 1 and not vg.has_edge(a, b)
+
+
+def test_a_cycle_never_seen_learns_its_period_format(cat):
+    """ECOS CYCLE 'D' bound from a table row while every working input was monthly: the periods
+    are tried in each format (year, half, quarter, month, day) until ECOS answers, and the
+    working input is remembered."""
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.groups import derive_groups
+    from edge_synth.probes import SeedSampler, learn_format, period_shapes
+
+    assert period_shapes("202401", "202412") == [("2024", "2024"), ("2024S1", "2024S2"), ("2024Q1", "2024Q4"),
+                                                 ("202401", "202412"), ("20240101", "20241231")]
+    assert period_shapes("?", "2024") == []
+    b = "ecos_StatisticSearch"
+    c = FakeClient(default="nodata")
+    c.add(b, {"CYCLE": "D", "START_TIME": "20240101", "END_TIME": "20241231"}, [{"TIME": "20240102", "DATA_VALUE": "1300"}])
+    s = SeedSampler(cat, seed=0)
+    s.groups = derive_groups(cat)
+    s.add_context(b, {"STAT_CODE": "722Y001", "CYCLE": "M", "START_TIME": "202401", "END_TIME": "202412"})
+    assert not s.shape_known(b, "CYCLE", "D")
+    ok = asyncio.run(learn_format(ProbeExecutor(c), s, b, {"STAT_CODE": "731Y001", "CYCLE": "D"}, random.Random(0)))
+    assert ok and s.shape_known(b, "CYCLE", "D")
+    assert s.contexts[b][0]["START_TIME"] == "20240101" and s.contexts[b][0]["STAT_CODE"] == "731Y001"
+    assert len(c.calls) == 5  # the day format is the fifth tried
