@@ -44,15 +44,18 @@ def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed:
 def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations: int = 30, paths: int = 600,
                path_len: int = 2, held_out: Optional[str] = None,
                min_probes: int = typer.Option(3, help="probes every arm gets in the coverage phase before pruning"),
-               record_tries: int = typer.Option(5, help="records of A's answer a probe binds before an empty B answer counts")) -> None:
+               record_tries: int = typer.Option(5, help="records of A's answer a probe binds before an empty B answer counts"),
+               decide_probes: int = typer.Option(10, help="decision phase: probes an arm with a success but below "
+                                                          "the viability threshold gets (0: no decision phase)")) -> None:
     """Candidates + Thompson-sampled probe verification (out/verified.json, verify_summary.json)."""
     from edge_synth.pipeline import run_graph_and_verify
     from edge_synth.verify import VerifyConfig
 
-    if min_probes < 1 or record_tries < 1:
-        raise typer.BadParameter(f"--min-probes ({min_probes}) and --record-tries ({record_tries}) must be >= 1")
+    if min_probes < 1 or record_tries < 1 or decide_probes < 0:
+        raise typer.BadParameter(f"--min-probes ({min_probes}) and --record-tries ({record_tries}) must be >= 1, "
+                                 f"--decide-probes ({decide_probes}) >= 0")
     cfg = VerifyConfig(iterations=iterations, paths_per_iter=paths, path_len=path_len, seed=seed,
-                       min_probes=min_probes, record_tries=record_tries)
+                       min_probes=min_probes, record_tries=record_tries, decide_probes=decide_probes)
     with Progress(console=console) as prog:
         task = prog.add_task("probing", total=iterations)
         summary = run_graph_and_verify(out, cfg, seed, _excl(held_out), progress=lambda i, n: prog.update(task, completed=i))
