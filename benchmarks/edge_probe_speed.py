@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"path: {r['edge_path']}")
     print(f"distinct probe executions/s: {r['edge_probe_per_s']:.0f}  ({r['edge_distinct_probes']} distinct)")
     print(f"requested probe executions/s: {r['edge_probe_requested_per_s']:.0f}  ({r['edge_probes_requested']} requested)")
+    print(f"world answers from batched queries: {r.get('edge_world_batched', 0)} (KOPA_WORLD_BATCH=0 turns batching off)")
     if "edge_replay_distinct_per_s" in r:
         print(f"replayed distinct probes/s (execution path only, memos empty): {r['edge_replay_distinct_per_s']:.0f}"
               f"  ({r['edge_replay_calls']} calls, {r['edge_replay_ok']} ok)")

@@ -121,14 +121,17 @@ def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
         dt = time.perf_counter() - t0
         e.client.call = inner
         await e.client.aclose()
-        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen
+        batched = e.executor.batcher.stats["prefetched"] if getattr(e.executor, "batcher", None) else 0
+        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen, batched
 
     try:
-        req, back, n, nb, seen = asyncio.run(go())
+        req, back, n, nb, seen, batched = asyncio.run(go())
     except Exception as exc:  # EDGE is still being finished: report, do not fail the suite
         return {"edge_probe_per_s": None, "edge_note": f"unavailable: {type(exc).__name__}: {exc}"[:300]}
     out = {"edge_probe_per_s": back, "edge_distinct_probes": nb, "edge_probe_requested_per_s": req,
-           "edge_probes_requested": n, "edge_path": INPROCESS_PATH}
+           "edge_probes_requested": n, "edge_path": INPROCESS_PATH,
+           # distinct probes whose world answer came from a batched query (World.prefetch)
+           "edge_world_batched": batched}
     out.update(replay_probes(seen))
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import glob
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,15 @@ from typing import Any
 from kopa_bench.client.result import ToolResult
 
 ENV_ERRORS = {"transient", "quota"}
+log = logging.getLogger(__name__)
+
+
+def batching_default() -> bool:
+    """Batched world answers for probes: off unless `KOPA_WORLD_BATCH=1`. Measured on the default
+    verification traffic (about 7 SQL requests start per loop turn, over ~40 operations), only
+    1-2% of answers batch and distinct probes/s was the same with and without (435 vs 444/s,
+    BENCHMARKS.md "Issue 8, session 4"), while the dry run doubles part of the request path."""
+    return os.environ.get("KOPA_WORLD_BATCH", "0") not in ("0", "false", "no", "off")
 
 
 def _cached_world_path() -> str | None:
@@ -77,12 +87,161 @@ class ExecStats:
                 "by_outcome": dict(self.by_outcome)}
 
 
-class ProbeExecutor:
-    """`await ex.call(tool, args)`: memoised, concurrency-bounded execution over any client."""
+class _Recorded(Exception):
+    """Raised by the stand-in world at a request's first world call: its exact arguments."""
 
-    def __init__(self, client: Any, concurrency: int = 32, memo: bool = True):
+    def __init__(self, request: tuple):
+        super().__init__("world request recorded")
+        self.request = request
+
+
+class _RecordingWorld:
+    """A stand-in for `ctx.world`: `rows_for` records the request instead of answering it;
+    everything else (clock, meta) is the real world's."""
+
+    def __init__(self, world):
+        self._world = world
+
+    def rows_for(self, op, params, offset: int = 0, limit: int | None = None):
+        raise _Recorded((op, dict(params), offset, limit))
+
+    def __getattr__(self, name):
+        return getattr(self._world, name)
+
+
+class WorldBatcher:
+    """Micro-batching of world answers for in-process sandbox probes (the dataloader pattern),
+    without changing the order in which the event loop runs anything.
+
+    Right before a probe's request is sent, `queue` learns its exact world request (operation,
+    validated parameters, page) by a dry run of the same request through the sandbox's routes
+    with a recording stand-in for the world; the dry run stops at the first `rows_for`, before
+    any answer is rendered, and is driven synchronously (one `send`): if it would suspend, it is
+    dropped. The first request queued in a loop turn schedules a flush (`call_soon`); the
+    in-process client runs each request in a task of its own (`asyncio.wait_for`), scheduled
+    after the flush, so by the time the requests of this turn run, the flush has handed them all
+    to `World.prefetch`, which answers each SQL operation's requests with one DuckDB query and
+    memoises them under `rows_for`'s key. Every probe then runs its full in-process request as
+    before and finds its answer in the world's memo. Nothing awaits the batch, so tasks run in
+    exactly the order they run without it: EDGE verification, whose outcome depends on that
+    order, verifies the same graph (tests/test_world_batch.py). A request the batch does not
+    answer (handler operations, ties, errors, a client that runs requests inline) runs its own
+    query as before.
+    """
+
+    def __init__(self, client: Any):
+        from kopa_bench.client import KopaClient
+
+        self.ok = isinstance(client, KopaClient) and client.backend == "sandbox" and client.cache is None
+        self.client = client
+        self._router = None
+        self._world = None
+        self._asgi = None
+        self._queue: list[tuple] = []
+        self._scheduled = False
+        self.stats = {"flushes": 0, "queued": 0, "prefetched": 0, "dry_run_failed": 0}
+
+    def _setup(self) -> bool:
+        if self._router is not None:
+            return True
+        ctx = getattr(self.client.app.state, "ctx", None)
+        if ctx is None or ctx.faults is not None:
+            self.ok = False  # with faults an answer is a draw, not a pure function of the request
+            return False
+        from starlette.routing import Router
+
+        from kopa_bench.client.inprocess import ASGICall
+        from kopa_bench.protocols.base import get_protocol
+        from kopa_bench.sandbox.context import make_context
+
+        self._world = ctx.world
+        dry = make_context(_RecordingWorld(ctx.world), ctx.catalog, keys=ctx.keys)
+        routes: list = []
+        for platform in ctx.catalog.platforms.values():
+            routes.extend(get_protocol(platform.protocol).routes(platform, dry))
+        self._router = Router(routes=routes, redirect_slashes=False)
+        self._asgi = ASGICall(self._router)
+        return True
+
+    def world_request(self, tool: str, args: dict[str, Any]) -> tuple | None:
+        """(op, params, offset, limit) of the call's first world request; None if it makes
+        none (an argument error, a handler operation) or it cannot be told without waiting."""
+        from kopa_bench.catalog.registry import UnknownToolError
+        from kopa_bench.protocols.base import get_protocol, model_args_problem
+
+        c = self.client
+        try:
+            ref = c.catalog.get(tool)
+        except UnknownToolError:
+            return None
+        if ref.op.handler or not ref.op.query or not isinstance(args, dict) or model_args_problem(ref.op, args):
+            return None  # only SQL operations are batched; the client reports argument errors
+        # the request KopaClient._execute sends (same defaults, key and URL)
+        proto = get_protocol(ref.platform.protocol)
+        full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
+        full_args.update(args)
+        spec = proto.build_request(ref, full_args, c.key_for(ref), c.base_url(ref))
+        if spec.json is not None:
+            return None
+        scope = self._asgi.scope(spec.method, spec.url, spec.params or None)
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message):
+            return None
+
+        coro = self._router(scope, receive, send)
+        try:
+            coro.send(None)
+        except _Recorded as rec:
+            return rec.request
+        except StopIteration:
+            return None  # answered without the world (an error page)
+        except Exception as exc:  # noqa: BLE001 - the real request will meet (and report) it
+            self.stats["dry_run_failed"] += 1
+            log.debug("dry run of %s failed: %s", tool, exc)
+            return None
+        coro.close()  # it would have waited for something: not worth changing the schedule
+        self.stats["dry_run_failed"] += 1
+        return None
+
+    def queue(self, tool: str, args: dict[str, Any]) -> None:
+        try:
+            if not self.ok or not self._setup():
+                return
+            req = self.world_request(tool, args)
+        except Exception as exc:  # noqa: BLE001 - batching is an optimisation; the call proceeds as without it
+            self.stats["dry_run_failed"] += 1
+            log.debug("no batched answer for %s: %s", tool, exc)
+            return
+        if req is None:
+            return
+        self._queue.append(req)
+        self.stats["queued"] += 1
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        queue, self._queue, self._scheduled = self._queue, [], False
+        self.stats["flushes"] += 1
+        try:
+            self.stats["prefetched"] += self._world.prefetch(queue)
+        except Exception as exc:  # noqa: BLE001 - each probe then computes its own answer
+            log.warning("batched world answers failed (%s: %s); probes run their own queries", type(exc).__name__, exc)
+
+
+class ProbeExecutor:
+    """`await ex.call(tool, args)`: memoised, concurrency-bounded execution over any client.
+
+    `batch=True` (default: `KOPA_WORLD_BATCH`, off) shares the world's computation between
+    concurrent distinct in-process probes (`WorldBatcher`); results are identical either way."""
+
+    def __init__(self, client: Any, concurrency: int = 32, memo: bool = True, batch: bool | None = None):
         self.client = client
         self.memo = memo
+        self.batcher = WorldBatcher(client) if (batching_default() if batch is None else batch) else None
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop = None
         self.concurrency = concurrency
@@ -116,6 +275,8 @@ class ProbeExecutor:
         try:
             async with sem:
                 self.stats.backend += 1
+                if self.batcher is not None:
+                    self.batcher.queue(tool, args)  # no await: the schedule stays as it was
                 res = await self.client.call(tool, dict(args))
         except BaseException as exc:
             fut.set_exception(exc)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from typing import Any
 
 import xmltodict
@@ -42,11 +43,8 @@ def normalise(addr: str) -> str:
     return " ".join(toks)
 
 
-def geocode_rows(world, params: dict[str, Any]) -> list[dict]:
-    addr = normalise(params.get("address") or "")
-    kind = (params.get("type") or "ROAD").upper()
-    if not addr:
-        return []
+def _geocode_sql(world, addr: str, kind: str) -> tuple[list[str], list[tuple]]:
+    """The reference lookup: (columns, at most one juso_addr row)."""
     col = "roadAddrPart1" if kind == "ROAD" else "regexp_replace(jibunAddr, ' [^ ]*[^0-9 -][^ ]*$', '')"
     full = "roadAddrPart1" if kind == "ROAD" else "jibunAddr"
     sql = (f"SELECT * FROM juso_addr WHERE {col} = ? OR {full} = ? OR replace({col}, ' ', '') = ? ORDER BY bdMgtSn LIMIT 1")
@@ -57,6 +55,77 @@ def geocode_rows(world, params: dict[str, Any]) -> list[dict]:
         # Sejong and addresses without the province: match the tail
         cur = world.con.execute("SELECT * FROM juso_addr WHERE roadAddrPart1 LIKE ? ORDER BY bdMgtSn LIMIT 1", [f"% {addr}"])
         found = cur.fetchall()
+    return cols, found
+
+
+class _GeocodeIndex:
+    """The reference lookup's answers as dicts, built once per world (32,694 buildings, ~0.2 s).
+
+    Each map sends a key to the smallest bdMgtSn among the rows it matches (the query's
+    `ORDER BY bdMgtSn LIMIT 1`); the answer is the smallest over the query's OR-ed conditions.
+    The parcel column is computed by DuckDB itself (its regexp_replace). The tail fallback
+    `roadAddrPart1 LIKE '% <addr>'` is a suffix that starts right after a space; an address with a
+    LIKE wildcard (% or _) goes to the SQL. tests/test_handler_index.py compares both ways."""
+
+    def __init__(self, world):
+        rows = world.con.execute(
+            "SELECT bdMgtSn, roadAddrPart1, jibunAddr, regexp_replace(jibunAddr, ' [^ ]*[^0-9 -][^ ]*$', '') "
+            "FROM juso_addr").fetchall()
+        self.road: dict[str, str] = {}
+        self.road_ns: dict[str, str] = {}
+        self.parcel: dict[str, str] = {}
+        self.parcel_ns: dict[str, str] = {}
+        self.road_tail: dict[str, str] = {}
+
+        def put(d: dict, key, sn: str) -> None:
+            if key is not None and (key not in d or sn < d[key]):
+                d[key] = sn
+
+        for sn, road, jibun, jcol in rows:
+            put(self.road, road, sn)
+            put(self.road_ns, None if road is None else road.replace(" ", ""), sn)
+            put(self.parcel, jcol, sn)
+            put(self.parcel, jibun, sn)
+            put(self.parcel_ns, None if jcol is None else jcol.replace(" ", ""), sn)
+            if road is not None:
+                for i, c in enumerate(road):
+                    if c == " ":
+                        put(self.road_tail, road[i + 1:], sn)
+
+    def lookup(self, addr: str, kind: str) -> str | None:
+        ns = addr.replace(" ", "")
+        if kind == "ROAD":
+            hits = [self.road.get(addr), self.road_ns.get(ns)]
+        else:
+            hits = [self.parcel.get(addr), self.parcel_ns.get(ns)]
+        hits = [h for h in hits if h is not None]
+        if hits:
+            return min(hits)
+        return self.road_tail.get(addr) if kind == "ROAD" else None
+
+
+_GEOCODE_INDEX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _geocode_index(world) -> _GeocodeIndex:
+    idx = _GEOCODE_INDEX.get(world)
+    if idx is None:
+        idx = _GEOCODE_INDEX[world] = _GeocodeIndex(world)
+    return idx
+
+
+def geocode_rows(world, params: dict[str, Any], use_index: bool = True) -> list[dict]:
+    addr = normalise(params.get("address") or "")
+    kind = (params.get("type") or "ROAD").upper()
+    if not addr:
+        return []
+    if use_index and "%" not in addr and "_" not in addr:
+        sn = _geocode_index(world).lookup(addr, "ROAD" if kind == "ROAD" else "PARCEL")
+        cur = world.con.execute("SELECT * FROM juso_addr WHERE bdMgtSn = ?", [sn]) if sn is not None else None
+        cols = [d[0] for d in cur.description] if cur is not None else []
+        found = cur.fetchall() if cur is not None else []
+    else:
+        cols, found = _geocode_sql(world, addr, kind)
     if not found:
         return []
     r = dict(zip(cols, found[0]))

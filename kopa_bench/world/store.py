@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -13,6 +14,7 @@ from typing import Any, Callable
 import duckdb
 from filelock import FileLock
 
+from .batch import BatchPlan, build_plan, run_batch, type_signature
 from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
 from .clock import WorldClock
 
@@ -95,6 +97,13 @@ class World:
 
     MEMO_SIZE = 4096  # memoised answers kept (LRU)
     QUERY_PLANS = True  # False: run the catalog SQL as written (the reference, for tests)
+    # `prefetch` answers many pending SQL requests with one query per operation (world/batch.py);
+    # KOPA_WORLD_BATCH=0 turns it off (every request then runs its own query, as before).
+    BATCH = os.environ.get("KOPA_WORLD_BATCH", "1") not in ("0", "false", "no", "off")
+    # Fewer requests of one plan run their own queries: a batched statement costs more than a
+    # single one (lateral join, three windows), and on 3,269 recorded EDGE world calls batches
+    # of 2 cost 11% more CPU than single queries, 3 the same, 4 5% less, 64 47% less.
+    BATCH_MIN = 4
 
     def __init__(self, path: Path, clock: WorldClock | None = None):
         self.path = Path(path)
@@ -110,6 +119,8 @@ class World:
         self._sql_cache: dict[str, tuple[str, list[str]]] = {}
         # (folded SQL, supplied parameters) -> (specialised SQL, its parameters)
         self._plans: dict[tuple[str, frozenset[str]], tuple[str, list[str]]] = {}
+        self._batch_plans: dict[str, BatchPlan | None] = {}  # specialised SQL -> its batched form
+        self.batch_stats = {"queries": 0, "answers": 0, "declined": 0, "errors": 0}
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -223,6 +234,72 @@ class World:
             hit = (sql, sorted(set(_PARAM_RE.findall(sql))))
             self._plans[key] = hit
         return hit
+
+    def _batch_plan(self, sql: str, names: list[str]) -> BatchPlan | None:
+        if sql in self._batch_plans:
+            return self._batch_plans[sql]
+        plan = None
+        try:
+            cur = self.con.execute(f"SELECT * FROM ({sql}) AS q LIMIT 0", {n: None for n in names})
+            plan = build_plan(sql, names, [d[0] for d in cur.description])
+        except duckdb.Error as exc:
+            log.debug("no batched form for %.80s: %s", sql, exc)
+        self._batch_plans[sql] = plan
+        return plan
+
+    def prefetch(self, requests) -> int:
+        """Answer pending requests `(op, params, offset, limit)` of SQL operations together and
+        memoise the answers under the key `rows_for` uses, so that each request, when it runs,
+        finds its answer there. Requests of one operation and one set of supplied parameters
+        share one DuckDB query (world/batch.py). Anything the batch cannot vouch for (handler
+        operations, SQL the rewrite does not take, a page with sort-key ties, a DuckDB error) is
+        left to the request's own query. Returns the number of answers memoised."""
+        if not (self.BATCH and self.QUERY_PLANS):
+            return 0
+        groups: dict[tuple, list] = {}
+        seen: set = set()
+        with self._memo_lock:
+            memo = self._memo
+            for op, params, offset, limit in requests:
+                if op.handler or not op.query:
+                    continue
+                key = self._memo_key(op, params, offset, limit)
+                if key in memo or key in seen:
+                    continue
+                seen.add(key)
+                groups.setdefault(op.query, []).append((key, params, offset, limit))
+        done = 0
+        for query, reqs in groups.items():
+            by_plan: dict[tuple, list] = {}
+            for req in reqs:
+                sql, names = self._plan(query, req[1])
+                sig = type_signature(req[1], names)
+                if sig is not None:
+                    by_plan.setdefault((sql, tuple(names), sig), []).append(req)
+            for (sql, names, _), batch in by_plan.items():
+                if len(batch) < self.BATCH_MIN:
+                    continue  # too few to pay for the batched statement
+                plan = self._batch_plan(sql, list(names))
+                if plan is None:
+                    continue
+                try:
+                    answers = run_batch(self.con, plan, [(p, o, lim) for _, p, o, lim in batch])
+                except duckdb.Error as exc:
+                    self.batch_stats["errors"] += 1
+                    log.warning("batched query failed (%s); %d requests run their own queries", exc, len(batch))
+                    continue
+                self.batch_stats["queries"] += 1
+                with self._memo_lock:
+                    for (key, *_), ans in zip(batch, answers):
+                        if ans is None:
+                            self.batch_stats["declined"] += 1
+                            continue
+                        self._memo[key] = ans
+                        self.batch_stats["answers"] += 1
+                        done += 1
+                    while len(self._memo) > self.MEMO_SIZE:
+                        self._memo.popitem(last=False)
+        return done
 
     def _compute_rows(self, op, params: dict[str, Any], offset: int, limit: int | None) -> tuple[list[dict[str, Any]], int]:
         if op.handler:

@@ -431,7 +431,28 @@ def _dish(name: str, allergens: str) -> str:
     return f"{name} ({allergens})" if allergens else name
 
 
-def meals(world, params) -> list[dict]:
+class _LazyRows(Sequence):
+    """Rows built only when asked for: one dict per key, by `build(key)`. len() is the number of
+    keys, so a request for one page of a semester's meals builds that page alone."""
+
+    def __init__(self, keys: list, build):
+        self._keys, self._build = keys, build
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._build(k) for k in self._keys[index]]
+        return self._build(self._keys[index])
+
+    def __iter__(self):
+        return (self._build(k) for k in self._keys)
+
+
+def meals(world, params) -> Sequence[dict]:
+    """Every meal of the school's semester the filters keep, built lazily (each row is a pure
+    function of (school, day, meal code); tests/test_handler_index.py compares the eager build)."""
     s = _school(world, params)
     if s is None:
         return []
@@ -448,7 +469,7 @@ def meals(world, params) -> list[dict]:
             codes.insert(0, "1")
     base_kcal = {"els": 620, "mis": 760, "his": 850, "sps": 600}[kind]
     head = _school_head(s)
-    out = []
+    keys = []
     for d in _school_days_between(first, last, off):
         ymd = d.strftime("%Y%m%d")
         if not ok(ymd):
@@ -456,24 +477,29 @@ def meals(world, params) -> list[dict]:
         for code in codes:
             if want and str(want) != code:
                 continue
-            r = random.Random(f"{s['_seed']}:{ymd}:{code}")
-            dishes = [r.choice(RICE), _dish(*r.choice(SOUP)), _dish(*r.choice(MAIN)), _dish(*r.choice(SIDE)),
-                      _dish(*r.choice(KIMCHI))]
-            if r.random() < 0.6:
-                dishes.append(_dish(*r.choice(DESSERT)))
-            kcal = base_kcal * (0.8 if code == "1" else 1.0) * r.uniform(0.88, 1.12)
-            carb, prot, fat = kcal * 0.6 / 4, kcal * 0.16 / 4, kcal * 0.24 / 9
-            ntr = (f"탄수화물(g) : {carb:.1f}<br/>단백질(g) : {prot:.1f}<br/>지방(g) : {fat:.1f}"
-                   f"<br/>비타민A(R.E) : {r.uniform(90, 300):.1f}<br/>티아민(mg) : {r.uniform(0.2, 0.8):.1f}"
-                   f"<br/>리보플라빈(mg) : {r.uniform(0.2, 0.7):.1f}<br/>비타민C(mg) : {r.uniform(5, 40):.1f}"
-                   f"<br/>칼슘(mg) : {r.uniform(120, 400):.1f}<br/>철분(mg) : {r.uniform(2, 6):.1f}")
-            fgr = int(s["_students"] * {"1": 0.2, "2": 0.97, "3": 0.45}[code])
-            load = (d.replace(day=1) - timedelta(days=5)).strftime("%Y%m%d")
-            out.append({**head, "MMEAL_SC_CODE": code, "MMEAL_SC_NM": MEAL_NM[code], "MLSV_YMD": ymd,
-                        "MLSV_FGR": fgr, "DDISH_NM": "<br/>".join(dishes), "ORPLC_INFO": ORPLC,
-                        "CAL_INFO": f"{kcal:.1f} Kcal", "NTR_INFO": ntr, "MLSV_FROM_YMD": ymd, "MLSV_TO_YMD": ymd,
-                        "LOAD_DTM": load})
-    return out
+            keys.append((d, ymd, code))
+
+    def build(key: tuple) -> dict:
+        d, ymd, code = key
+        r = random.Random(f"{s['_seed']}:{ymd}:{code}")
+        dishes = [r.choice(RICE), _dish(*r.choice(SOUP)), _dish(*r.choice(MAIN)), _dish(*r.choice(SIDE)),
+                  _dish(*r.choice(KIMCHI))]
+        if r.random() < 0.6:
+            dishes.append(_dish(*r.choice(DESSERT)))
+        kcal = base_kcal * (0.8 if code == "1" else 1.0) * r.uniform(0.88, 1.12)
+        carb, prot, fat = kcal * 0.6 / 4, kcal * 0.16 / 4, kcal * 0.24 / 9
+        ntr = (f"탄수화물(g) : {carb:.1f}<br/>단백질(g) : {prot:.1f}<br/>지방(g) : {fat:.1f}"
+               f"<br/>비타민A(R.E) : {r.uniform(90, 300):.1f}<br/>티아민(mg) : {r.uniform(0.2, 0.8):.1f}"
+               f"<br/>리보플라빈(mg) : {r.uniform(0.2, 0.7):.1f}<br/>비타민C(mg) : {r.uniform(5, 40):.1f}"
+               f"<br/>칼슘(mg) : {r.uniform(120, 400):.1f}<br/>철분(mg) : {r.uniform(2, 6):.1f}")
+        fgr = int(s["_students"] * {"1": 0.2, "2": 0.97, "3": 0.45}[code])
+        load = (d.replace(day=1) - timedelta(days=5)).strftime("%Y%m%d")
+        return {**head, "MMEAL_SC_CODE": code, "MMEAL_SC_NM": MEAL_NM[code], "MLSV_YMD": ymd,
+                "MLSV_FGR": fgr, "DDISH_NM": "<br/>".join(dishes), "ORPLC_INFO": ORPLC,
+                "CAL_INFO": f"{kcal:.1f} Kcal", "NTR_INFO": ntr, "MLSV_FROM_YMD": ymd, "MLSV_TO_YMD": ymd,
+                "LOAD_DTM": load}
+
+    return _LazyRows(keys, build)
 
 
 # classes and timetables -----------------------------------------------------------------------
