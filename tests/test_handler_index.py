@@ -38,6 +38,9 @@ def test_geocode_index_matches_the_sql(world):
             n += 1
             found += bool(got)
     assert n > 1_000 and found > 400, (n, found)
+    from kopa_bench.protocols.vworld import _GEOCODE_INDEX
+
+    assert world in _GEOCODE_INDEX  # built after the first INDEX_AFTER lookups: the index answered the rest
 
 
 def test_geocode_index_on_random_fragments(world):
