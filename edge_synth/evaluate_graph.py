@@ -14,6 +14,7 @@ from typing import Any
 import networkx as nx
 
 from .probes import ENVIRONMENTAL, probe_link
+from .selections import SelectConfig, probe_selection
 from .walks import best_bindings
 
 EVAL_DIR = Path(__file__).parent / "eval"
@@ -51,33 +52,30 @@ def recall(vg: nx.DiGraph, refs: list[dict]) -> dict[str, Any]:
             "missing": sorted({f"{r['from_tool']}->{r['to_tool']}" for r in refs if r not in hit})}
 
 
-async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str, seed: int,
-                       baseline=None, record_tries: int = 1) -> dict[tuple[str, str], list[str]]:
+async def _reprobe(edges: list[tuple[str, str, Any]], n: int, seed: int, probe) -> dict[tuple[str, str], list[str]]:
+    """`n` probes of every (a, b, what) with `probe(a, b, what, rng)`; outcomes per edge."""
     rng = random.Random(seed)
-    jobs = [(a, b, bs, random.Random(rng.random())) for a, b, bs in edges for _ in range(n)]
-    res = await asyncio.gather(*(probe_link(executor, sampler, a, b, bs, r, split, baseline=baseline,
-                                            record_tries=record_tries) for a, b, bs, r in jobs))
+    jobs = [(a, b, what, random.Random(rng.random())) for a, b, what in edges for _ in range(n)]
+    res = await asyncio.gather(*(probe(a, b, what, r) for a, b, what, r in jobs))
     out: dict[tuple[str, str], list[str]] = {}
     for (a, b, _, _), pr in zip(jobs, res):
         out.setdefault((a, b), []).append(pr.outcome)
     return out
+
+
+async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str, seed: int,
+                       baseline=None, record_tries: int = 1) -> dict[tuple[str, str], list[str]]:
+    return await _reprobe(edges, n, seed, lambda a, b, bs, r: probe_link(
+        executor, sampler, a, b, bs, r, split, baseline=baseline, record_tries=record_tries))
 
 
 async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str,
                             seed: int, record_tries: int = 1, vg=None) -> dict[tuple[str, str], list[str]]:
     """Re-probes of selection edges (their best selection) on `split` inputs, as for bindings."""
-    from .selections import SelectConfig, probe_selection
-
-    rng = random.Random(seed)
     cfg = SelectConfig(record_tries=record_tries)
-    jobs = [(a, b, max(sels, key=lambda s: s.get("posterior", 0)), random.Random(rng.random()))
-            for a, b, sels in edges for _ in range(n)]
-    res = await asyncio.gather(*(probe_selection(executor, sampler, {**s, "src": a, "dst": b}, r, split, cfg, vg=vg)
-                                 for a, b, s, r in jobs))
-    out: dict[tuple[str, str], list[str]] = {}
-    for (a, b, _, _), pr in zip(jobs, res):
-        out.setdefault((a, b), []).append(pr.outcome)
-    return out
+    best = [(a, b, max(sels, key=lambda s: s.get("posterior", 0))) for a, b, sels in edges]
+    return await _reprobe(best, n, seed, lambda a, b, sel, r: probe_selection(
+        executor, sampler, {**sel, "src": a, "dst": b}, r, split, cfg, vg=vg))
 
 
 def _executable(outcomes: list[str]) -> bool | None:

@@ -43,8 +43,9 @@ from kopa_bench import geo
 
 from .groups import norm
 from .env import call_key
-from .probes import SeedSampler, _missing, run_seed
+from .probes import SeedSampler, _missing, bind_value, run_seed
 from .verify import Arm, VerifyConfig, update
+from .walks import best_bindings, step_args
 
 POINT_PARAM_KINDS = frozenset({"lat", "lon", "tm_x", "tm_y", "utmk_x", "utmk_y", "kma_nx", "kma_ny"})
 # Kinds whose values name one entity: a record is picked by the same value (codes) or by a name
@@ -111,10 +112,6 @@ def _norm_text(v: Any) -> str:
     return re.sub(r"\s+", "", str(v)).lower()
 
 
-def _norm_date(v: Any) -> str:
-    return re.sub(r"\D", "", str(v))
-
-
 def selection_key(sel: dict, rec: dict) -> Any:
     """The value of A's record a selection matches with (None: the record has none)."""
     if sel["match"] == "nearest":
@@ -128,20 +125,29 @@ def selection_key(sel: dict, rec: dict) -> Any:
     return t if len(t) >= (4 if sel["match"] == "equal" else 3) else None
 
 
-def select(sel: dict, key: Any, records: list[dict], max_km: float) -> list[int]:
-    """Indices of B's records that A's value `key` picks."""
+def record_points(sel: dict, records: list[dict]) -> list[tuple[int, tuple[float, float]]]:
+    """(index, (lat, lon)) of B's records that have a point."""
+    return [(i, p) for i, p in ((i, record_point(sel["to_point"], r)) for i, r in enumerate(records)) if p is not None]
+
+
+def nearest(key: tuple[float, float], points: list[tuple[int, tuple[float, float]]]) -> tuple[int | None, float]:
+    """(index, km) of the record nearest A's point (None, inf when no record has a point)."""
+    best, best_d = None, float("inf")
+    for i, (lat, lon) in points:
+        d = geo.haversine_km(key[0], key[1], lat, lon)
+        if d < best_d:
+            best, best_d = i, d
+    return best, best_d
+
+
+def select(sel: dict, key: Any, records: list[dict], max_km: float,
+           points: list[tuple[int, tuple[float, float]]] | None = None) -> list[int]:
+    """Indices of B's records that A's value `key` picks (`points`: B's points, when computed already)."""
     if key is None:
         return []
     if sel["match"] == "nearest":
-        best, best_d = None, None
-        for i, r in enumerate(records):
-            p = record_point(sel["to_point"], r)
-            if p is None:
-                continue
-            d = geo.haversine_km(key[0], key[1], p[0], p[1])
-            if best_d is None or d < best_d:
-                best, best_d = i, d
-        return [best] if best is not None and best_d <= max_km else []
+        i, d = nearest(key, record_points(sel, records) if points is None else points)
+        return [i] if i is not None and d <= max_km else []
     out = []
     for i, r in enumerate(records):
         v = r.get(sel["to_field"])
@@ -221,9 +227,6 @@ async def fed_input(executor, sampler: SeedSampler, vg: nx.DiGraph | None, tool:
     """Run `tool` on an input a verified predecessor produced (P's record bound through the
     verified bindings P -> tool): sink tools such as a geocoder have few seed inputs of their
     own, but every address a search returned is a real one. (None, None) when there is none."""
-    from .probes import bind_value
-    from .walks import best_bindings, step_args
-
     if vg is None or tool not in vg:
         return None, None
     preds = sorted(p for p in vg.predecessors(tool) if p != tool and vg.edges[p, tool].get("bindings"))
@@ -352,7 +355,7 @@ async def probe_selection(executor, sampler: SeedSampler, sel: dict, rng: random
     recs = b_res.records or []
     if len(recs) < 2:
         return SelectProbe("empty_uninformative", a_args=a_args, b_args=b_args)  # picking among one says nothing
-    own = {_norm_text(v) for v in a_args.values()} | {_norm_date(v) for v in a_args.values()}
+    own = {_norm_text(v) for v in a_args.values()}
     keys, seen = [], set()
     for r in a_res.records:
         k = selection_key(sel, r)
@@ -362,14 +365,15 @@ async def probe_selection(executor, sampler: SeedSampler, sel: dict, rng: random
         keys.append(k)
     if not keys:
         return SelectProbe("upstream_empty", a_args=a_args, b_args=b_args)
-    if sel["match"] == "nearest":
-        keys = [k for k in keys if nearest_km(sel, k, recs) <= cfg.cover_km]
+    points = record_points(sel, recs) if sel["match"] == "nearest" else None
+    if points is not None:
+        keys = [k for k in keys if nearest(k, points)[1] <= cfg.cover_km]
         if not keys:
             # B lists nothing around any of A's points (Seoul bike stations for a Busan address):
             # outside B's coverage the nearest record is undefined, not wrong
             return SelectProbe("empty_uninformative", a_args=a_args, b_args=b_args)
     # a client joins A's whole answer with B's: every distinct value of A (up to record_tries)
-    picks = {k: select(sel, k, recs, cfg.max_km) for k in keys[:cfg.record_tries]}
+    picks = {k: select(sel, k, recs, cfg.max_km, points) for k in keys[:cfg.record_tries]}
     good = [k for k, idx in picks.items() if idx and len(idx) < len(recs)]
     if not good:
         return SelectProbe("empty", a_args=a_args, b_args=b_args, keys=keys)
@@ -378,19 +382,12 @@ async def probe_selection(executor, sampler: SeedSampler, sel: dict, rng: random
     for k in list(picks) + [k for k in (other_keys or []) if k not in seen]:
         if k == used:
             continue
-        other = picks[k] if k in picks else select(sel, k, recs, cfg.max_km)
+        other = picks[k] if k in picks else select(sel, k, recs, cfg.max_km, points)
         sensitive = other != picked
         if sensitive:
             break
     return SelectProbe("success", sensitive=sensitive, a_args=a_args, b_args=b_args, picked=picked, keys=keys,
                        matched=len(good), tried=len(picks))
-
-
-def nearest_km(sel: dict, key: tuple[float, float], records: list[dict]) -> float:
-    """Distance from A's point to B's nearest record (inf when B's records have no points)."""
-    ds = [geo.haversine_km(key[0], key[1], p[0], p[1])
-          for p in (record_point(sel["to_point"], r) for r in records) if p is not None]
-    return min(ds, default=float("inf"))
 
 
 class SelectionVerifier:

@@ -20,6 +20,7 @@ from kopa_bench.tasks.program import ProgramError
 from kopa_bench.tasks.facts import FactError
 
 from .probes import SeedSampler, inherited_args
+from .selections import maybe_partial, wide_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
@@ -87,8 +88,6 @@ class Synthesizer:
         """s1 = A on its own inputs; s2 = B's list (only the inputs every call needs, a wide page)
         with a `pick` that selects the record A's answer names: the nearest one, the same code or
         the name containing A's. Used by the sequential shape."""
-        from .selections import wide_args
-
         edges = self._select_edges()
         if not edges:
             return None
@@ -267,8 +266,6 @@ class Synthesizer:
             if plan.get("picked_facts"):
                 if sr.picked is None:
                     return None  # A's answer selected nothing in B's list
-                from .selections import maybe_partial
-
                 if maybe_partial(sr.args, sr.records, sr.result.total_count if sr.result is not None else None):
                     return None  # a filter over one page of a longer list (2,122 bike stations) may miss the answer
                 facts += self._fields_facts(sid, sr.tool, sr.picked, rng, k=plan.get("fact_k", 2), selector="picked")

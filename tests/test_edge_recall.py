@@ -25,6 +25,22 @@ def _b(f, p, t="identity", fk="id", pk="id"):
             "from_kind": fk, "to_kind": pk, "prior": 0.8}
 
 
+def _one_edge_verifier(cat, a, b, bindings, executor=None):
+    """A Verifier over the single candidate edge a -> b, with the catalog's parameter groups."""
+    import networkx as nx
+
+    from edge_synth.groups import derive_groups
+    from edge_synth.probes import SeedSampler
+    from edge_synth.verify import Verifier, VerifyConfig
+
+    g = nx.DiGraph()
+    g.add_nodes_from([a, b])
+    g.add_edge(a, b, bindings=bindings, prior=0.8)
+    s = SeedSampler(cat, seed=0)
+    s.groups = derive_groups(cat)
+    return Verifier(g, executor, s, VerifyConfig())
+
+
 class _Sub:
     def __init__(self, cat, names):
         self._c, self._n = cat, set(names)
@@ -124,21 +140,8 @@ def test_empty_answer_is_retried_with_another_record(cat):
 
 
 def test_joint_group_members_share_the_outcome(cat):
-    import networkx as nx
-
-    from edge_synth.groups import derive_groups
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig
-
     a, b = "tourapi_detailCommon2", "tago_getCrdntPrxmtSttnList"
-    g = nx.DiGraph()
-    g.add_node(a)
-    g.add_node(b)
-    g.add_edge(a, b, bindings=[_b("mapy", "gpsLati", fk="lat", pk="lat"), _b("mapx", "gpsLong", fk="lon", pk="lon")],
-               prior=0.8)
-    s = SeedSampler(cat, seed=0)
-    s.groups = derive_groups(cat)
-    v = Verifier(g, None, s, VerifyConfig())
+    v = _one_edge_verifier(cat, a, b, [_b("mapy", "gpsLati", fk="lat", pk="lat"), _b("mapx", "gpsLong", fk="lon", pk="lon")])
     lat, lon = v.edge_arms[(a, b)]
     # only coordinate pairs share outcomes (one point); a composite key's members do not
     assert v.coord_partners(b, v.arms[lat]) == {"gpsLong"}
@@ -248,20 +251,8 @@ def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
 def test_composite_key_members_share_successes_only(cat):
     """NEIS office + school code bound from one record: B finding the school credits both
     members; an empty answer blames only the member under test (either could be wrong)."""
-    import networkx as nx
-
-    from edge_synth.groups import derive_groups
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig
-
     a, b = "neis_schoolInfo", "neis_hisTimetable"
-    g = nx.DiGraph()
-    g.add_nodes_from([a, b])
-    g.add_edge(a, b, bindings=[_b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), _b("ATPT_OFCDC_SC_CODE", "ATPT_OFCDC_SC_CODE")],
-               prior=0.8)
-    s = SeedSampler(cat, seed=0)
-    s.groups = derive_groups(cat)
-    v = Verifier(g, None, s, VerifyConfig())
+    v = _one_edge_verifier(cat, a, b, [_b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), _b("ATPT_OFCDC_SC_CODE", "ATPT_OFCDC_SC_CODE")])
     school, office = v.edge_arms[(a, b)]
     assert v.key_partners(b, v.arms[school]) == {"ATPT_OFCDC_SC_CODE"}
     assert v.key_partners(b, v.arms[school]) & v.coord_partners(b, v.arms[school]) == set()
@@ -301,21 +292,15 @@ def test_binding_set_is_trimmed_until_it_executes_together(cat):
     import networkx as nx
 
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig
 
     a, b = "fsc_getItemInfo", "fsc_getStockPriceInfo"
     isin, day = _b("isinCd", "isinCd"), _b("basDt", "basDt", "identity", "date", "date")
-    g = nx.DiGraph()
-    g.add_nodes_from([a, b])
-    g.add_edge(a, b, bindings=[isin, day], prior=0.8)
     c = FakeClient(default="nodata")
     c.add(a, {}, [{"isinCd": "KR7005930003", "basDt": "20261126", "itmsNm": "삼성전자"}])
     c.add(b, {"isinCd": "KR7005930003"}, [{"isinCd": "KR7005930003", "basDt": "20261125", "clpr": "71000"}])
     c.add(b, {"isinCd": "KR7005930003", "basDt": "20261126"}, [])  # no trading that day
-    s = SeedSampler(cat, seed=0)
-    s.add_context(a, {})
-    v = Verifier(g, ProbeExecutor(c), s, VerifyConfig())
+    v = _one_edge_verifier(cat, a, b, [isin, day], ProbeExecutor(c))
+    v.sampler.add_context(a, {})
     vg = nx.DiGraph()
     vg.add_nodes_from([a, b])
     vg.add_edge(a, b, bindings=[dict(isin, posterior=0.9), dict(day, posterior=0.7)], posterior=0.9)

@@ -48,12 +48,13 @@ def test_recorded_probe_queries_match_the_sql_as_written(world, catalog):
     assert nonempty > 300  # the comparison is not over empty answers
 
 
-def test_each_optional_filter_bound_alone(world, catalog):
-    """For every SQL operation: its example call, then each optional parameter in turn unbound,
-    and each optional parameter bound alone on top of the required ones."""
+def example_param_variants(catalog) -> dict[str, list[dict]]:
+    """For every SQL operation (tool -> validated params): its example call, then each optional
+    parameter in turn unbound, and each optional parameter bound alone on top of the required ones.
+    Also used by tests/test_world_batch.py."""
     from kopa_bench.protocols.base import validate_params
 
-    checked = 0
+    out: dict[str, list[dict]] = {}
     for ref in catalog:
         op = ref.op
         if not op.query:
@@ -63,12 +64,20 @@ def test_each_optional_filter_bound_alone(world, catalog):
         if problem is not None:
             continue
         required = {p.name for p in op.model_params if p.required}
-        variants = [params]
+        variants = out.setdefault(op.tool, [params])
         for name, value in params.items():
             if value is None or name in required:
                 continue
             variants.append({**params, name: None})
             variants.append({k: (v if k in required or k == name else None) for k, v in params.items()})
+    return out
+
+
+def test_each_optional_filter_bound_alone(world, catalog):
+    """Every variant of :func:`example_param_variants`, three pages each, planned == reference."""
+    checked = 0
+    for tool, variants in example_param_variants(catalog).items():
+        op = catalog.get(tool).op
         for v in variants:
             for offset, limit in ((0, 10), (1, 2), (0, None)):
                 planned, reference = _both(world, op, v, offset, limit)

@@ -22,33 +22,12 @@ from types import SimpleNamespace
 import pytest
 
 from kopa_bench.world.batch import build_plan
+from tests.test_query_plans import example_param_variants
 
 CALLS = json.loads((Path(__file__).parent / "data" / "query_plan_calls.json").read_text(encoding="utf-8"))["calls"]
 PAGES = [(0, 3), (2, 3), (0, None), (10_000, 10), (0, 0), (5, 0), (1, 100)]
 # SQL the rewrite declines on purpose (a LIMIT inside the catalog query); they keep single queries
 UNBATCHED = {"airkorea_getNearbyMsrstnList"}
-
-
-def _example_params(catalog) -> dict[str, list[dict]]:
-    from kopa_bench.protocols.base import validate_params
-
-    out: dict[str, list[dict]] = defaultdict(list)
-    for ref in catalog:
-        op = ref.op
-        if not op.query:
-            continue
-        args = {p.name: p.example for p in op.model_params if p.example is not None}
-        params, problem = validate_params(op, args)
-        if problem is not None:
-            continue
-        required = {p.name for p in op.model_params if p.required}
-        out[op.tool].append(params)
-        for name, value in params.items():
-            if value is None or name in required:
-                continue
-            out[op.tool].append({**params, name: None})
-            out[op.tool].append({k: (v if k in required or k == name else None) for k, v in params.items()})
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +61,7 @@ def gold_requests(world, catalog):
 
 def _requests_by_op(catalog, gold_requests) -> dict[str, list[tuple]]:
     by_op: dict[str, list[tuple]] = defaultdict(list)
-    for tool, params in ((t, p) for t, ps in _example_params(catalog).items() for p in ps):
+    for tool, params in ((t, p) for t, ps in example_param_variants(catalog).items() for p in ps):
         by_op[tool].extend((params, o, lim) for o, lim in PAGES)
     for c in CALLS:
         by_op[c["tool"]].extend((dict(c["params"]), o, lim) for o, lim in [(c["offset"], c["limit"])] + PAGES)

@@ -43,15 +43,23 @@ _BARE_NAME_RE = re.compile(r'^(?:[A-Za-z_\uac00-\ud7a3][A-Za-z0-9_\uac00-\ud7a3]
 _INT32 = range(-2 ** 31, 2 ** 31)
 
 
+def closing_quote(sql: str, i: int) -> int:
+    """Index of the quote closing the literal or identifier opened at `sql[i]` (a doubled quote
+    inside it is part of it), or -1 if it never closes."""
+    q, n = sql[i], len(sql)
+    j = sql.find(q, i + 1)
+    while j != -1 and j + 1 < n and sql[j + 1] == q:
+        j = sql.find(q, j + 2)
+    return j
+
+
 def _top_level_words(sql: str) -> list[tuple[int, str]]:
     """(position, upper-cased word) for each word outside parentheses and quotes."""
     out, depth, i, n = [], 0, 0, len(sql)
     while i < n:
         c = sql[i]
         if c in "'\"":
-            j = sql.find(c, i + 1)
-            while j != -1 and j + 1 < n and sql[j + 1] == c:
-                j = sql.find(c, j + 2)
+            j = closing_quote(sql, i)
             if j == -1:
                 raise ValueError("unbalanced quote")
             i = j + 1
@@ -77,9 +85,7 @@ def _split_top_commas(text: str) -> list[str]:
     while i < n:
         c = text[i]
         if c in "'\"":
-            j = text.find(c, i + 1)
-            while j != -1 and j + 1 < n and text[j + 1] == c:
-                j = text.find(c, j + 2)
+            j = closing_quote(text, i)
             i = (j if j != -1 else n - 1) + 1
             continue
         if c == "(":

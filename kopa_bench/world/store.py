@@ -14,7 +14,7 @@ from typing import Any, Callable
 import duckdb
 from filelock import FileLock
 
-from .batch import BatchPlan, build_plan, run_batch, type_signature
+from .batch import BatchPlan, build_plan, closing_quote, run_batch, type_signature
 from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
 from .clock import WorldClock
 
@@ -35,9 +35,7 @@ def _closing_paren(sql: str, start: int) -> int | None:
     while i < n:
         c = sql[i]
         if c in "'\"":
-            j = sql.find(c, i + 1)
-            while j != -1 and j + 1 < n and sql[j + 1] == c:  # doubled quote inside a literal
-                j = sql.find(c, j + 2)
+            j = closing_quote(sql, i)  # a doubled quote inside a literal is part of it
             if j == -1:
                 return None
             i = j
