@@ -255,10 +255,10 @@ class SeedSampler:
         ctxs = self.contexts.get(tool)
         if not ctxs:
             return None
-        def agree(c):
-            return sum(str(c.get(k)) == str(v) for k, v in fixed.items() if v is not None)
-        best = max(agree(c) for c in ctxs)
-        return rng.choice([c for c in ctxs if agree(c) == best])
+        want = [(k, str(v)) for k, v in fixed.items() if v is not None]
+        scores = [sum(str(c.get(k)) == v for k, v in want) for c in ctxs]  # agreement, counted once
+        best = max(scores)
+        return rng.choice([c for c, n in zip(ctxs, scores) if n == best])
 
     def is_root(self, tool: str) -> bool:
         """Inputs can be filled from examples/enums alone (no earlier output needed)."""
@@ -443,7 +443,7 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     first = recs[0] if rng.random() < 0.5 else rng.choice(recs)
     tried: set[str] = set()
     used: list[dict] = []
-    cats: dict[str, int] | None = None  # categorical fields of A's answer, computed on the first retry
+    order: RetryOrder | None = None  # built on the first retry
     rec = first
     while rec is not None and len(tried) < max(1, record_tries):
         used.append(rec)
@@ -464,9 +464,9 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         # withdrawn bill with no vote, a primary school for a high-school timetable) does not
         # show the link is wrong: another record of the same answer is tried (`record_tries`),
         # the one most unlike the records tried so far
-        if record_tries > 1 and cats is None:
-            cats = record_categories(recs)
-        rec = next_record(recs, used, rng, cats=cats) if record_tries > 1 else None
+        if record_tries > 1 and order is None:
+            order = RetryOrder(recs)
+        rec = order.next(used, rng) if record_tries > 1 else None
     pr.records_tried = len(tried)
     return pr
 
@@ -553,25 +553,55 @@ def record_categories(recs: list[dict], sample: int = 100) -> dict[str, int]:
     return cats
 
 
+class RetryOrder:
+    """The order in which records of one answer of A are retried (:func:`next_record`), with the
+    work shared across the retries of that answer: the categorical fields, each record's values
+    of them as text, and the values the tried records had (grown as records are tried).
+    Recomputing them for every retry was the largest share of EDGE's own CPU."""
+
+    def __init__(self, recs: list[dict], sample: int = 100, cats: dict[str, int] | None = None):
+        self.recs = recs
+        self.sample = sample
+        self.cats = record_categories(recs, sample) if cats is None else cats
+        self.fields = list(self.cats)
+        self.weights = [1.0 / self.cats[f] for f in self.fields]
+        self.full = sum(self.weights)  # a record none of whose values was tried scores this
+        self.texts: dict[int, tuple[str, ...]] = {}
+        self.seen: list[set[str]] = [set() for _ in self.fields]
+        self.used_ids: set[int] = set()
+        self.absorbed = 0
+
+    def next(self, used: list[dict], rng: random.Random) -> dict | None:
+        for u in used[self.absorbed:]:  # `used` only grows: take in the records tried since
+            self.used_ids.add(id(u))
+            for f, seen in zip(self.fields, self.seen):
+                seen.add(str(u.get(f)))
+        self.absorbed = len(used)
+        left = [r for r in self.recs if id(r) not in self.used_ids]
+        if not left:
+            return None
+        pick = rng.sample(left, min(len(left), self.sample))
+        best, best_score = None, -1.0
+        for r in pick:  # the first record of the highest novelty, as max(pick, key=novelty) would choose
+            vals = self.texts.get(id(r))
+            if vals is None:
+                vals = self.texts[id(r)] = tuple(str(r.get(f)) for f in self.fields)
+            score = sum(w for w, v, s in zip(self.weights, vals, self.seen) if v not in s)
+            if score > best_score:
+                best, best_score = r, score
+                if score == self.full:
+                    break  # the same sum over every field: no later record can score higher
+        return best
+
+
 def next_record(recs: list[dict], used: list[dict], rng: random.Random, sample: int = 100,
                 cats: dict[str, int] | None = None) -> dict | None:
     """The untried record of A's answer most unlike the tried ones: each categorical field
     (:func:`record_categories`) whose value no tried record had counts 1 / (its number of values),
     so the next try changes the category most likely to decide whether B has data. Candidates
-    are at most `sample` untried records (a probe must stay cheap)."""
-    used_ids = {id(u) for u in used}
-    left = [r for r in recs if id(r) not in used_ids]
-    if not left:
-        return None
-    if cats is None:
-        cats = record_categories(recs, sample)
-    seen = {f: {str(u.get(f)) for u in used} for f in cats}
-
-    def novelty(r: dict) -> float:
-        return sum(1.0 / k for f, k in cats.items() if str(r.get(f)) not in seen[f])
-
-    pick = rng.sample(left, min(len(left), sample))
-    return max(pick, key=novelty)
+    are at most `sample` untried records (a probe must stay cheap). Retries of one answer share
+    a :class:`RetryOrder` instead."""
+    return RetryOrder(recs, sample, cats).next(used, rng)
 
 
 async def _bind_and_call(pr: LinkProbe, executor, sampler: SeedSampler, dst: str, bindings: list[dict], rec: dict,

@@ -253,6 +253,7 @@ class Verifier:
                 ids.append(aid)
             self.edge_arms[(a, b)] = ids
         self.baseline: dict[str, bool] = {}
+        self._needs: dict[tuple, tuple[set[str], set[str]]] = {}  # group_needs, per (edge, params)
         self.log: list[dict] = []
         self.executions = 0
         self.attempts: dict[tuple[str, str], int] = {}
@@ -289,8 +290,10 @@ class Verifier:
         if not best:
             return [], 0.0
         chosen = [aid for _, aid in best.values()]
-        # required targets first: a set must cover as many required params as it can
-        return chosen, float(np.mean([t for t, _ in best.values()]))
+        draws = [t for t, _ in best.values()]
+        # numpy sums fewer than 8 values one after another, as Python does: the same mean,
+        # without numpy's per-call overhead (this runs for every successor of every path step)
+        return chosen, (sum(draws) / len(draws) if len(draws) < 8 else float(np.mean(draws)))
 
     def _sample_theta(self) -> dict[str, float]:
         ids = list(self.arms)
@@ -328,6 +331,13 @@ class Verifier:
         """(mandatory, keep) for a binding set into `params`: members of B's joint groups (a key,
         a coordinate pair) touched by the set or carried whole by A's records must be bound from
         the same record unless inherited; the rest of a touched format group is kept."""
+        key = (edge, frozenset(params))
+        hit = self._needs.get(key)
+        if hit is None:  # a function of the catalog and the graph only: computed once per edge and set
+            hit = self._needs[key] = self._group_needs(edge, params)
+        return set(hit[0]), set(hit[1])
+
+    def _group_needs(self, edge: tuple[str, str], params: set[str]) -> tuple[set[str], set[str]]:
         a, b = edge
         groups = self.sampler.groups.get(b, [])
         mandatory, keep = set(), set()

@@ -112,6 +112,45 @@ def test_next_record_changes_the_category():
     assert next_record(recs[:1], recs[:1], random.Random(0)) is None
 
 
+def _next_record_reference(recs, used, rng, sample=100):
+    """next_record as first written (a max over a fresh sample, every value read per call)."""
+    from edge_synth.probes import record_categories
+
+    used_ids = {id(u) for u in used}
+    left = [r for r in recs if id(r) not in used_ids]
+    if not left:
+        return None
+    cats = record_categories(recs, sample)
+    seen = {f: {str(u.get(f)) for u in used} for f in cats}
+    pick = rng.sample(left, min(len(left), sample))
+    return max(pick, key=lambda r: sum(1.0 / k for f, k in cats.items() if str(r.get(f)) not in seen[f]))
+
+
+def test_retry_order_picks_what_the_reference_picks():
+    """RetryOrder shares work across the retries of one answer; every pick (and the random
+    draws behind it) must stay those of the reference, or verification builds another graph."""
+    from edge_synth.probes import RetryOrder
+
+    gen = random.Random(11)
+    for trial in range(300):
+        n = gen.choice([1, 2, 5, 30, 150, 400])
+        recs = [{"kind": gen.choice("ABC"), "grade": gen.choice("xyzw") if gen.random() < 0.9 else None,
+                 "code": str(gen.randrange(n * 3)), "flag": gen.choice(["Y", "N"]), "nested": {"a": 1}}
+                for _ in range(n)]
+        if trial % 7 == 0:
+            recs += [dict(recs[0]) for _ in range(3)]  # equal records stay distinct records
+        order, used = RetryOrder(recs), [recs[gen.randrange(len(recs))]]
+        seed = gen.randrange(10**6)
+        ours, ref = random.Random(seed), random.Random(seed)
+        for _ in range(6):
+            got, want = order.next(used, ours), _next_record_reference(recs, used, ref)
+            assert got is want, (trial, n)
+            if got is None:
+                break
+            used.append(got)
+        assert ours.random() == ref.random()  # the same random draws were consumed
+
+
 def test_empty_answer_is_retried_with_another_record(cat):
     from edge_synth.env import ProbeExecutor
     from edge_synth.probes import SeedSampler, probe_link

@@ -128,3 +128,24 @@ def test_lazy_meals_equal_the_eager_build(world):
                 assert got[-1] == want[-1] and got[0] == want[0]
             rows += len(want)
     assert rows > 5_000
+
+
+def test_school_index_matches_the_query(world):
+    """Every NEIS handler's school lookup: the per-world index answers what the query answers,
+    for every school and for near misses (wrong office, padded, lower-case, numeric, missing)."""
+    from kopa_bench.world.gen.neis import _school
+
+    keys = world.con.execute("SELECT ATPT_OFCDC_SC_CODE, SD_SCHUL_CODE FROM neis_schools").fetchall()
+    offices = sorted({a for a, _ in keys})
+    probes = [{"ATPT_OFCDC_SC_CODE": a, "SD_SCHUL_CODE": c} for a, c in keys]
+    for a, c in keys[:60]:
+        probes += [{"ATPT_OFCDC_SC_CODE": offices[(offices.index(a) + 1) % len(offices)], "SD_SCHUL_CODE": c},
+                   {"ATPT_OFCDC_SC_CODE": a, "SD_SCHUL_CODE": f" {c}"}, {"ATPT_OFCDC_SC_CODE": a.lower(), "SD_SCHUL_CODE": c},
+                   {"ATPT_OFCDC_SC_CODE": a, "SD_SCHUL_CODE": int(c) if c.isdigit() else c}, {"ATPT_OFCDC_SC_CODE": a},
+                   {"SD_SCHUL_CODE": c}, {"ATPT_OFCDC_SC_CODE": a, "SD_SCHUL_CODE": c + "'--"}]
+    found = 0
+    for params in probes:
+        got = _school(world, params)
+        assert got == _school(world, params, use_index=False), params
+        found += got is not None
+    assert len(keys) > 2_000 and found >= len(keys), found
