@@ -26,3 +26,22 @@ def test_bad_values_are_named(monkeypatch, bad):
 
 def test_world_runs_with_one_thread(world):
     assert world.con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
+
+
+def test_world_opens_next_to_a_plain_connection(world, tmp_path):
+    """A user's own read-only connection to the world file first, then the world: DuckDB would
+    refuse the second one if the world asked for another configuration at connect time."""
+    import shutil
+
+    import duckdb
+
+    from kopa_bench.world.store import World
+
+    copy = tmp_path / "w.duckdb"
+    shutil.copy(world.path, copy)
+    con = duckdb.connect(str(copy), read_only=True)
+    w = World(copy)
+    assert w.content_hash == world.content_hash
+    assert con.execute("SELECT count(*) FROM neis_schools").fetchone()[0] > 0
+    w.close()
+    con.close()

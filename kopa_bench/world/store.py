@@ -109,7 +109,10 @@ class World:
         # worker thread cost more than it gained (2,826 recorded EDGE queries replayed: 5.47 s wall /
         # 5.82 s CPU with DuckDB's default 2 threads, 4.85 / 4.85 s with 1). Queries from several
         # Python threads (the sandbox server) still run side by side, each on its own cursor.
-        self._con = duckdb.connect(str(self.path), read_only=True, config={"threads": world_threads()})
+        # Set after connecting, not as connect(config=...): DuckDB refuses a second connection of
+        # one process to a file opened with another configuration (a user's plain connect first).
+        self._con = duckdb.connect(str(self.path), read_only=True)
+        self._con.execute(f"SET threads = {world_threads()}")
         self._local = threading.local()
         meta = dict(self._con.execute("SELECT key, value FROM __world_meta").fetchall())
         self.meta = meta
