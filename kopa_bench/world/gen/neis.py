@@ -20,6 +20,7 @@ import functools
 import hashlib
 import random
 import re
+import weakref
 from collections.abc import Sequence
 from datetime import date, timedelta
 
@@ -227,6 +228,8 @@ def _holidays() -> dict[date, str]:
 
 
 _SCHOOL_SQL = "SELECT * FROM neis_schools WHERE ATPT_OFCDC_SC_CODE = $a AND SD_SCHUL_CODE = $c"
+# per world, as vworld's geocoder index: (office, school code) -> the school's row
+_SCHOOL_INDEX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _school(world, params, use_index: bool = True) -> dict | None:
@@ -238,12 +241,12 @@ def _school(world, params, use_index: bool = True) -> dict | None:
     if not use_index:
         rows = world.sql(_SCHOOL_SQL, {"a": str(atpt), "c": str(code)})
         return rows[0] if rows else None
-    index = getattr(world, "_neis_school_index", None)
+    index = _SCHOOL_INDEX.get(world)
     if index is None:
         index = {}
         for r in world.sql("SELECT * FROM neis_schools"):  # table order: the first of equal keys wins, as rows[0] did
             index.setdefault((str(r["ATPT_OFCDC_SC_CODE"]), str(r["SD_SCHUL_CODE"])), r)
-        world._neis_school_index = index  # lives and dies with the (read-only) world
+        _SCHOOL_INDEX[world] = index
     return index.get((str(atpt), str(code)))
 
 
