@@ -376,3 +376,29 @@ def test_a_cycle_never_seen_learns_its_period_format(cat):
     assert ok and s.shape_known(b, "CYCLE", "D")
     assert s.contexts[b][0]["START_TIME"] == "20240101" and s.contexts[b][0]["STAT_CODE"] == "731Y001"
     assert len(c.calls) == 5  # the day format is the fifth tried
+
+
+def test_pool_cache_follows_harvests_exactly(cat):
+    """Pools are cached and a harvested value invalidates only the pools that read its list:
+    after every harvest, each cached pool equals a pool rebuilt from scratch."""
+    from edge_synth.probes import SeedSampler
+
+    rng = random.Random(5)
+    s = SeedSampler(cat, seed=0, harvest_cap=40)
+    keys = [(ref.op.tool, p.name) for ref in cat for p in ref.op.model_params]
+    # link sources: a few parameters also read another field's values
+    for tool, pname in rng.sample(keys, 40):
+        s.link_sources[(tool, pname)].add(rng.choice(["stationname", "basdt", "sggcd", "addr", "lawd_cd"]))
+    fields = ["stationName", "basDt", "sggCd", "addr", "LAWD_CD", "SD_SCHUL_CODE", "umdName", "nx", "ny", "DEAL_YMD"]
+    kinds = {"stationName": "station_name", "umdName": "dong_name", "basDt": "date", "addr": "address",
+             "nx": "kma_nx", "ny": "kma_ny", "DEAL_YMD": "yyyymm"}
+    splits = ["train", "test", "any"]
+    for step in range(60):
+        for tool, pname in rng.sample(keys, 30):  # fill part of the cache
+            s.pool(tool, pname, rng.choice(splits))
+        recs = [{f: rng.choice([f"{f}{rng.randrange(90)}", str(rng.randrange(20260101, 20261231)),
+                                str(rng.randrange(1, 200)), "서울특별시 종로구 혜화동"])
+                 for f in rng.sample(fields, 3)} for _ in range(rng.randrange(1, 6))]
+        s.harvest("any_tool", recs, kinds)
+        for (tool, pname, split), cached in s._pool_cache.items():
+            assert cached == s._pool(tool, pname, split), (step, tool, pname, split)
