@@ -58,6 +58,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"distinct probe executions/s: {r['edge_probe_per_s']:.0f}  ({r['edge_distinct_probes']} distinct)")
     print(f"requested probe executions/s: {r['edge_probe_requested_per_s']:.0f}  ({r['edge_probes_requested']} requested)")
     print(f"world answers from batched queries: {r.get('edge_world_batched', 0)} (KOPA_WORLD_BATCH=0 turns batching off)")
+    if "edge_world_s" in r:
+        print(f"wall {r['edge_wall_s']} s: world answers {r['edge_world_s']} s ({r['edge_world_answers']} computed; SQL "
+              f"{r['edge_world_sql_s']} s in {r['edge_world_sql_queries']} queries, {r['edge_sql_ms_per_query']} ms each), "
+              f"request path + EDGE's own work {r['edge_outside_world_s']} s")
+        print(f"ceiling with a free world: {r['edge_free_world_ceiling_per_s']:.0f} distinct probes/s")
     if "edge_replay_distinct_per_s" in r:
         print(f"replayed distinct probes/s (execution path only, memos empty): {r['edge_replay_distinct_per_s']:.0f}"
               f"  ({r['edge_replay_calls']} calls, {r['edge_replay_ok']} ok)")

@@ -12,6 +12,8 @@ no httpx; tests/test_inprocess_fastpath.py checks it answers as httpx.ASGITransp
   edge_probe_per_s        EDGE distinct probe executions/s: probes the run had not executed before, each reaching  goal >= 2000
                           the sandbox and the world (verification over the candidate graph, Thompson-sampled);
                           edge_probe_requested_per_s also counts repeats the EDGE executor answered from its memo
+                          edge_world_s / edge_world_sql_s: the run's time inside world answers / their SQL;
+                          edge_free_world_ceiling_per_s: the rate if the world answered in no time
   scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
   runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
 """
@@ -114,26 +116,78 @@ def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
             return await inner(tool, args)
 
         e.client.call = recording
+        world = e.client.app.state.ctx.world
+        timing = time_world(world)
         r0, b0 = st.requested, st.backend
         t0 = time.perf_counter()
         v = Verifier(g, e.executor, e.sampler, VerifyConfig(iterations=iterations, paths_per_iter=paths))
-        await v.run()
-        dt = time.perf_counter() - t0
+        try:
+            await v.run()
+        finally:
+            dt = time.perf_counter() - t0
+            untime_world(world)
         e.client.call = inner
         await e.client.aclose()
         batched = e.executor.batcher.stats["prefetched"] if getattr(e.executor, "batcher", None) else 0
-        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen, batched
+        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen, batched, \
+            timing, dt
 
     try:
-        req, back, n, nb, seen, batched = asyncio.run(go())
+        req, back, n, nb, seen, batched, timing, dt = asyncio.run(go())
     except Exception as exc:  # EDGE is still being finished: report, do not fail the suite
         return {"edge_probe_per_s": None, "edge_note": f"unavailable: {type(exc).__name__}: {exc}"[:300]}
     out = {"edge_probe_per_s": back, "edge_distinct_probes": nb, "edge_probe_requested_per_s": req,
            "edge_probes_requested": n, "edge_path": INPROCESS_PATH,
            # distinct probes whose world answer came from a batched query (World.prefetch)
            "edge_world_batched": batched}
+    out.update(edge_breakdown(timing, dt, nb))
     out.update(replay_probes(seen))
     return out
+
+
+def time_world(world) -> dict:
+    """Clock the world's share of an EDGE run on this World instance: every answer it computes
+    (`_compute_rows`: SQL or a Python handler, not memo hits) and, inside those, the SQL it sends
+    through `World.sql`. Undone by :func:`untime_world`."""
+    timing = {"world_s": 0.0, "answers": 0, "sql_s": 0.0, "sql_queries": 0}
+    cls = type(world)
+
+    def compute_rows(op, params, offset, limit):
+        t = time.perf_counter()
+        try:
+            return cls._compute_rows(world, op, params, offset, limit)
+        finally:
+            timing["world_s"] += time.perf_counter() - t
+            timing["answers"] += 1
+
+    def sql(query, params=None):
+        t = time.perf_counter()
+        try:
+            return cls.sql(world, query, params)
+        finally:
+            timing["sql_s"] += time.perf_counter() - t
+            timing["sql_queries"] += 1
+
+    world._compute_rows, world.sql = compute_rows, sql  # instance attributes shadow the methods
+    return timing
+
+
+def untime_world(world) -> None:
+    for name in ("_compute_rows", "sql"):
+        world.__dict__.pop(name, None)
+
+
+def edge_breakdown(timing: dict, dt: float, distinct: int) -> dict:
+    """Where an EDGE run's wall time went, and the rate it could reach if the world were free
+    (answers in no time): the part of the cost no world speed-up can remove."""
+    outside = max(dt - timing["world_s"], 1e-9)
+    return {"edge_wall_s": round(dt, 2), "edge_world_s": round(timing["world_s"], 2),
+            "edge_world_answers": timing["answers"], "edge_world_sql_s": round(timing["sql_s"], 2),
+            "edge_world_sql_queries": timing["sql_queries"],
+            "edge_sql_ms_per_query": round(1000 * timing["sql_s"] / timing["sql_queries"], 3) if timing["sql_queries"] else None,
+            # request path (ASGI, render, parse) plus EDGE's own sampling and bookkeeping
+            "edge_outside_world_s": round(outside, 2),
+            "edge_free_world_ceiling_per_s": round(distinct / outside, 1)}
 
 
 def replay_probes(calls: list[tuple[str, dict]], concurrency: int = 64) -> dict:

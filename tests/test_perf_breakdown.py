@@ -1,0 +1,30 @@
+"""The EDGE figure of `kopa perf` says where its time went: the world's answers and their SQL
+are clocked on the World instance during the run, and the instance is left as it was."""
+
+from benchmarks.perf_suite import edge_breakdown, time_world, untime_world
+
+
+def test_world_time_is_counted_per_computed_answer_and_undone(world, catalog):
+    op = catalog.get("kasi_getRestDeInfo").op  # an SQL operation
+    reqs = [(op, {"solYear": y, "solMonth": None}, 0, 10) for y in ("2024", "2025")]
+    world.clear_memo()
+    timing = time_world(world)
+    try:
+        first = [world.rows_for(*r) for r in reqs]
+        again = [world.rows_for(*r) for r in reqs]  # memo hits: nothing computed
+    finally:
+        untime_world(world)
+    assert first == again and all(total > 0 for _, total in first)
+    assert timing["answers"] == 2 and timing["sql_queries"] >= 2
+    assert 0 < timing["sql_s"] <= timing["world_s"]
+    assert "sql" not in vars(world) and "_compute_rows" not in vars(world)
+    world.clear_memo()
+    world.rows_for(*reqs[0])
+    assert timing["answers"] == 2  # the instance is no longer clocked
+    world.clear_memo()
+
+
+def test_breakdown_ceiling_is_the_rate_without_the_world():
+    b = edge_breakdown({"world_s": 30.0, "answers": 100, "sql_s": 20.0, "sql_queries": 50}, dt=50.0, distinct=10_000)
+    assert b["edge_outside_world_s"] == 20.0 and b["edge_free_world_ceiling_per_s"] == 500.0
+    assert b["edge_sql_ms_per_query"] == 400.0
