@@ -241,3 +241,38 @@ def run_batch(con, plan: BatchPlan, requests: list[tuple[dict[str, Any], int, in
         # empty page past offset 0; an empty page at offset 0 (limit 0) answers total 0 there
         answers.append((page, int(totals[pid]) if page or off > 0 else 0))
     return answers
+
+
+def run_partitions(con, plan: BatchPlan, params_list: list[dict[str, Any]], chunk: int = 2000
+                   ) -> tuple[list[str], list[tuple[list[tuple], list[bool]]]]:
+    """The output columns, and each parameter set's whole answer (rows as tuples of values, in
+    the query's order) with, for each row, whether it has a sort-key peer (a page holding such a
+    row is not to be taken from here): run_batch with offset 0 and no limit, chunk by chunk.
+    Equal values are stored once (an index holds tens of thousands of rows)."""
+    out: list[tuple[list[tuple], list[bool]]] = []
+    out_cols: list[str] = []
+    shared: dict[Any, Any] = {}
+    for lo in range(0, len(params_list), chunk):
+        part = params_list[lo:lo + chunk]
+        binds: dict[str, Any] = {"__pid": list(range(len(part))), "__off": [0] * len(part), "__lim": [None] * len(part)}
+        for i, n in enumerate(plan.names):
+            binds[f"__p{i}"] = [p.get(n) for p in part]
+        cur = con.execute(plan.sql, binds)
+        cols = [d[0] for d in cur.description]
+        first_key = 1 + plan.columns
+        out_cols = cols[1:first_key]
+        i_total, i_rn, i_peers = cols.index("__total"), cols.index("__rn"), cols.index("__peers")
+        rows: list[list] = [[] for _ in part]
+        totals = [0] * len(part)
+        for r in cur.fetchall():
+            totals[r[0]] = r[i_total]
+            # keyed with the type: 1, 1.0 and True are equal as dict keys but render differently
+            vals = tuple(shared.setdefault((type(v), v), v) if isinstance(v, (str, int, float)) else v
+                         for v in r[1:first_key])
+            rows[r[0]].append((r[i_rn], r[i_peers] > 1, vals))
+        for pid, rs in enumerate(rows):
+            rs.sort(key=lambda x: x[0])
+            if len(rs) != totals[pid] or [x[0] for x in rs] != list(range(1, len(rs) + 1)):
+                raise RuntimeError(f"partition {pid} of {plan.sql[:60]!r} is incomplete")  # never expected
+            out.append(([d for _, _, d in rs], [p for _, p, _ in rs]))
+    return out_cols, out
