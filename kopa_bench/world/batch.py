@@ -202,10 +202,9 @@ def build_plan(sql: str, names: list[str], output_names: list[str]) -> BatchPlan
     return BatchPlan(batched, list(names), len(output_names))
 
 
-def run_batch(con, plan: BatchPlan, requests: list[tuple[dict[str, Any], int, int | None]]
-              ) -> list[tuple[list[dict[str, Any]], int] | None]:
-    """Answers (rows, total) per request, in order; None where the batch cannot vouch for the
-    page (a row with a sort-key peer), so the caller runs that request's single query."""
+def _execute(con, plan: BatchPlan, requests: list[tuple[dict[str, Any], int, int | None]]) -> tuple:
+    """Run the batched statement for `requests`; (cursor, the single query's columns, the index
+    past them, and the indexes of __total, __rn and __peers in each result row)."""
     binds: dict[str, Any] = {"__pid": list(range(len(requests))),
                              "__off": [int(o) for _, o, _ in requests],
                              "__lim": [None if lim is None else int(lim) for _, _, lim in requests]}
@@ -215,8 +214,14 @@ def run_batch(con, plan: BatchPlan, requests: list[tuple[dict[str, Any], int, in
     cols = [d[0] for d in cur.description]
     # __pid, the single query's columns, __k<i> keys, __total, __rn, __peers, __off, __lim
     first_key = 1 + plan.columns
-    out_cols = cols[1:first_key]
-    i_total, i_rn, i_peers = cols.index("__total"), cols.index("__rn"), cols.index("__peers")
+    return cur, cols[1:first_key], first_key, cols.index("__total"), cols.index("__rn"), cols.index("__peers")
+
+
+def run_batch(con, plan: BatchPlan, requests: list[tuple[dict[str, Any], int, int | None]]
+              ) -> list[tuple[list[dict[str, Any]], int] | None]:
+    """Answers (rows, total) per request, in order; None where the batch cannot vouch for the
+    page (a row with a sort-key peer), so the caller runs that request's single query."""
+    cur, out_cols, first_key, i_total, i_rn, i_peers = _execute(con, plan, requests)
     rows: list[list] = [[] for _ in requests]
     totals = [0] * len(requests)
     bad = [False] * len(requests)
@@ -254,14 +259,7 @@ def run_partitions(con, plan: BatchPlan, params_list: list[dict[str, Any]], chun
     shared: dict[Any, Any] = {}
     for lo in range(0, len(params_list), chunk):
         part = params_list[lo:lo + chunk]
-        binds: dict[str, Any] = {"__pid": list(range(len(part))), "__off": [0] * len(part), "__lim": [None] * len(part)}
-        for i, n in enumerate(plan.names):
-            binds[f"__p{i}"] = [p.get(n) for p in part]
-        cur = con.execute(plan.sql, binds)
-        cols = [d[0] for d in cur.description]
-        first_key = 1 + plan.columns
-        out_cols = cols[1:first_key]
-        i_total, i_rn, i_peers = cols.index("__total"), cols.index("__rn"), cols.index("__peers")
+        cur, out_cols, first_key, i_total, i_rn, i_peers = _execute(con, plan, [(p, 0, None) for p in part])
         rows: list[list] = [[] for _ in part]
         totals = [0] * len(part)
         for r in cur.fetchall():
