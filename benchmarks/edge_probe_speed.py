@@ -62,6 +62,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wall {r['edge_wall_s']} s: world answers {r['edge_world_s']} s ({r['edge_world_answers']} computed; SQL "
               f"{r['edge_world_sql_s']} s in {r['edge_world_sql_queries']} queries, {r['edge_sql_ms_per_query']} ms each), "
               f"request path + EDGE's own work {r['edge_outside_world_s']} s")
+        if r.get("edge_world_workers"):
+            print(f"world worker processes: {r['edge_world_workers']} ({r['edge_world_worker_answers']} answers; "
+                  f"{r['edge_world_taken_back']} computed here instead; waited {r['edge_world_waited_s']} s; "
+                  "KOPA_WORLD_WORKERS=0 turns them off)")
         print(f"ceiling with a free world: {r['edge_free_world_ceiling_per_s']:.0f} distinct probes/s")
     if "edge_replay_distinct_per_s" in r:
         print(f"replayed distinct probes/s (execution path only, memos empty): {r['edge_replay_distinct_per_s']:.0f}"

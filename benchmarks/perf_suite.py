@@ -12,7 +12,9 @@ no httpx; tests/test_inprocess_fastpath.py checks it answers as httpx.ASGITransp
   edge_probe_per_s        EDGE distinct probe executions/s: probes the run had not executed before, each reaching  goal >= 2000
                           the sandbox and the world (verification over the candidate graph, Thompson-sampled);
                           edge_probe_requested_per_s also counts repeats the EDGE executor answered from its memo
-                          edge_world_s / edge_world_sql_s: the run's time inside world answers / their SQL;
+                          edge_world_s / edge_world_sql_s: the run's time inside world answers / their SQL
+                          in the EDGE process (with world worker processes: what it computed itself plus
+                          the time it waited for a worker; edge_world_workers, _worker_answers);
                           edge_free_world_ceiling_per_s: the rate if the world answered in no time
   scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
   runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
@@ -127,8 +129,12 @@ def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
             dt = time.perf_counter() - t0
             untime_world(world)
         e.client.call = inner
-        await e.client.aclose()
-        batched = e.executor.batcher.stats["prefetched"] if getattr(e.executor, "batcher", None) else 0
+        batcher = getattr(e.executor, "batcher", None)
+        batched = batcher.stats["prefetched"] if batcher else 0
+        pool = batcher.pool if batcher else None
+        timing["workers"] = pool.workers if pool else 0
+        timing["pool"] = dict(pool.stats) if pool else {}
+        await e.aclose()
         return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen, batched, \
             timing, dt
 
@@ -180,8 +186,16 @@ def untime_world(world) -> None:
 def edge_breakdown(timing: dict, dt: float, distinct: int) -> dict:
     """Where an EDGE run's wall time went, and the rate it could reach if the world were free
     (answers in no time): the part of the cost no world speed-up can remove."""
-    outside = max(dt - timing["world_s"], 1e-9)
-    return {"edge_wall_s": round(dt, 2), "edge_world_s": round(timing["world_s"], 2),
+    pool = timing.get("pool") or {}
+    world_s = timing["world_s"] + pool.get("waited_s", 0.0)  # computed here, or waited for a worker
+    outside = max(dt - world_s, 1e-9)
+    extra = {}
+    if pool:
+        extra = {"edge_world_worker_answers": pool["answered"],
+                 "edge_world_taken_back": pool["taken_back"] + pool["stolen"],
+                 "edge_world_waited_s": round(pool["waited_s"], 2)}
+    return {"edge_wall_s": round(dt, 2), "edge_world_s": round(world_s, 2),
+            "edge_world_workers": timing.get("workers", 0), **extra,
             "edge_world_answers": timing["answers"], "edge_world_sql_s": round(timing["sql_s"], 2),
             "edge_world_sql_queries": timing["sql_queries"],
             "edge_sql_ms_per_query": round(1000 * timing["sql_s"] / timing["sql_queries"], 3) if timing["sql_queries"] else None,

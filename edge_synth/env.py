@@ -87,8 +87,10 @@ class ExecStats:
                 "by_outcome": dict(self.by_outcome)}
 
 
-class _Recorded(Exception):
-    """Raised by the stand-in world at a request's first world call: its exact arguments."""
+class _Recorded(BaseException):
+    """Raised by the stand-in world at a request's first world call: its exact arguments.
+    A BaseException, so that an endpoint's `except Exception` (NEIS answers INFO-200 to any world
+    error) does not turn the dry run into an answer."""
 
     def __init__(self, request: tuple):
         super().__init__("world request recorded")
@@ -105,8 +107,19 @@ class _RecordingWorld:
     def rows_for(self, op, params, offset: int = 0, limit: int | None = None):
         raise _Recorded((op, dict(params), offset, limit))
 
+    def sql(self, *a, **kw):
+        raise _NotRecordable("the request queries the world directly before its first rows_for")
+
+    @property
+    def con(self):
+        raise _NotRecordable("the request queries the world directly before its first rows_for")
+
     def __getattr__(self, name):
         return getattr(self._world, name)
+
+
+class _NotRecordable(BaseException):
+    """The dry run would do real work before reaching `rows_for`: it is dropped."""
 
 
 class WorldBatcher:
@@ -129,17 +142,20 @@ class WorldBatcher:
     query as before.
     """
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, batch: bool = True, workers: int = 0):
         from kopa_bench.client import KopaClient
 
         self.ok = isinstance(client, KopaClient) and client.backend == "sandbox" and client.cache is None
         self.client = client
+        self.batch = batch  # World.prefetch: batched SQL per loop turn
+        self.workers = workers  # World.compute_ahead in this many worker processes (world/pool.py)
+        self.pool = None
         self._router = None
         self._world = None
         self._asgi = None
         self._queue: list[tuple] = []
         self._scheduled = False
-        self.stats = {"flushes": 0, "queued": 0, "prefetched": 0, "dry_run_failed": 0}
+        self.stats = {"flushes": 0, "queued": 0, "prefetched": 0, "dry_run_failed": 0, "ahead": 0}
 
     def _setup(self) -> bool:
         if self._router is not None:
@@ -155,6 +171,10 @@ class WorldBatcher:
         from kopa_bench.sandbox.context import make_context
 
         self._world = ctx.world
+        if self.workers and self.pool is None:
+            from kopa_bench.world.pool import WorldPool
+
+            self.pool = WorldPool(ctx.world, self.workers)
         dry = make_context(_RecordingWorld(ctx.world), ctx.catalog, keys=ctx.keys)
         routes: list = []
         for platform in ctx.catalog.platforms.values():
@@ -174,8 +194,8 @@ class WorldBatcher:
             ref = c.catalog.get(tool)
         except UnknownToolError:
             return None
-        if ref.op.handler or not ref.op.query or not isinstance(args, dict) or model_args_problem(ref.op, args):
-            return None  # only SQL operations are batched; the client reports argument errors
+        if not (ref.op.handler or ref.op.query) or not isinstance(args, dict) or model_args_problem(ref.op, args):
+            return None  # the client reports argument errors
         # the request KopaClient._execute sends (same defaults, key and URL)
         proto = get_protocol(ref.platform.protocol)
         full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
@@ -198,6 +218,9 @@ class WorldBatcher:
             return rec.request
         except StopIteration:
             return None  # answered without the world (an error page)
+        except _NotRecordable:
+            coro.close()
+            return None
         except Exception as exc:  # noqa: BLE001 - the real request will meet (and report) it
             self.stats["dry_run_failed"] += 1
             log.debug("dry run of %s failed: %s", tool, exc)
@@ -217,11 +240,21 @@ class WorldBatcher:
             return
         if req is None:
             return
+        if self.pool is not None:
+            self.stats["ahead"] += self._world.compute_ahead(self.pool, *req)
+        if not self.batch or req[0].handler or not req[0].query:
+            return  # World.prefetch batches SQL operations only
         self._queue.append(req)
         self.stats["queued"] += 1
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
+
+    def close(self) -> None:
+        """Stop the worker processes, if any (they also stop when this process exits)."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
     def _flush(self) -> None:
         queue, self._queue, self._scheduled = self._queue, [], False
@@ -236,12 +269,19 @@ class ProbeExecutor:
     """`await ex.call(tool, args)`: memoised, concurrency-bounded execution over any client.
 
     `batch=True` (default: `KOPA_WORLD_BATCH`, off) shares the world's computation between
-    concurrent distinct in-process probes (`WorldBatcher`); results are identical either way."""
+    concurrent distinct in-process probes; `world_workers=N` (default: `KOPA_WORLD_WORKERS`, else
+    one per CPU beyond this one, at most 4) computes their world answers ahead in N worker
+    processes (`WorldBatcher`, world/pool.py). Results are identical either way."""
 
-    def __init__(self, client: Any, concurrency: int = 32, memo: bool = True, batch: bool | None = None):
+    def __init__(self, client: Any, concurrency: int = 32, memo: bool = True, batch: bool | None = None,
+                 world_workers: int | None = None):
+        from kopa_bench.world.pool import default_workers
+
         self.client = client
         self.memo = memo
-        self.batcher = WorldBatcher(client) if (batching_default() if batch is None else batch) else None
+        batch = batching_default() if batch is None else batch
+        workers = default_workers() if world_workers is None else world_workers
+        self.batcher = WorldBatcher(client, batch=batch, workers=workers) if (batch or workers) else None
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop = None
         self.concurrency = concurrency
@@ -290,6 +330,10 @@ class ProbeExecutor:
         self._pending.pop(key, None)
         fut.set_result(res)
         return res
+
+    def close(self) -> None:
+        if self.batcher is not None:
+            self.batcher.close()
 
     def cached(self, tool: str, args: dict[str, Any]) -> ToolResult | None:
         return self._done.get(call_key(tool, args))

@@ -33,6 +33,11 @@ class Edge:
         self.samples: dict[str, list[dict]] = {}
         self.selection_arms: dict = {}
 
+    async def aclose(self) -> None:
+        """Stop the world worker processes (if any) and close the client."""
+        self.executor.close()
+        await self.client.aclose()
+
     async def bootstrap(self) -> dict[str, list[dict]]:
         self.samples = await bootstrap_samples(self.executor, self.sampler, self.catalog, seed=self.seed)
         return self.samples
@@ -137,7 +142,7 @@ def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, s
                 for k, a in sorted({**v.arms, **edge.selection_arms}.items())]
         (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
         (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-        await edge.client.aclose()
+        await edge.aclose()
         return summary
 
     return asyncio.run(go())

@@ -4,8 +4,10 @@ are clocked on the World instance during the run, and the instance is left as it
 from benchmarks.perf_suite import edge_breakdown, time_world, untime_world
 
 
-def test_world_time_is_counted_per_computed_answer_and_undone(world, catalog):
+def test_world_time_is_counted_per_computed_answer_and_undone(world, catalog, monkeypatch):
     op = catalog.get("kasi_getRestDeInfo").op  # an SQL operation
+    # answered by its SQL, not by a key index an earlier test in this process made the world build
+    monkeypatch.setattr(world, "KEY_INDEX", False)
     reqs = [(op, {"solYear": y, "solMonth": None}, 0, 10) for y in ("2024", "2025")]
     world.clear_memo()
     timing = time_world(world)
@@ -28,3 +30,13 @@ def test_breakdown_ceiling_is_the_rate_without_the_world():
     b = edge_breakdown({"world_s": 30.0, "answers": 100, "sql_s": 20.0, "sql_queries": 50}, dt=50.0, distinct=10_000)
     assert b["edge_outside_world_s"] == 20.0 and b["edge_free_world_ceiling_per_s"] == 500.0
     assert b["edge_sql_ms_per_query"] == 400.0
+
+
+def test_breakdown_with_world_workers_counts_the_wait_as_world_time():
+    pool = {"answered": 900, "taken_back": 40, "stolen": 60, "waited_s": 5.0}
+    b = edge_breakdown({"world_s": 10.0, "answers": 100, "sql_s": 8.0, "sql_queries": 50, "workers": 1,
+                        "pool": pool}, dt=40.0, distinct=10_000)
+    assert b["edge_world_s"] == 15.0 and b["edge_outside_world_s"] == 25.0
+    assert b["edge_world_workers"] == 1 and b["edge_world_worker_answers"] == 900
+    assert b["edge_world_taken_back"] == 100 and b["edge_world_waited_s"] == 5.0
+    assert b["edge_free_world_ceiling_per_s"] == 400.0

@@ -32,7 +32,7 @@ def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed:
         e = Edge(seed=seed, exclude_platforms=_excl(held_out))
         g = await e.candidates(k_same=k_same, k_cross=k_cross, min_score=min_score)
         save_graph(g, out / "candidates.json")
-        await e.client.aclose()
+        await e.aclose()
         return g
 
     g = asyncio.run(go())
@@ -81,7 +81,7 @@ def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: i
         await e.prepare(vg)
         audit = await synthesize(vg, e, out / "trajectories", per_shape, seed, paraphrase=para,
                                  progress=lambda i, n: prog.update(task, completed=i, total=n))
-        await e.client.aclose()
+        await e.aclose()
         return audit
 
     with Progress(console=console) as prog:
@@ -108,7 +108,7 @@ def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Optio
         e = Edge(seed=0)
         await e.prepare(g)
         r = await precision_and_share(g, vg, e.executor, e.sampler, n=reprobe)
-        await e.client.aclose()
+        await e.aclose()
         return e, r
 
     e, ps = asyncio.run(go())

@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -130,6 +131,7 @@ class World:
         self._handlers: dict[str, Callable] = {}
         self._memo: OrderedDict = OrderedDict()
         self._memo_lock = threading.Lock()
+        self._ahead: dict[tuple, tuple] = {}  # memo key -> (pool, future): compute_ahead's requests
         self._sql_cache: dict[str, tuple[str, list[str]]] = {}
         # (folded SQL, supplied parameters) -> (specialised SQL, its parameters)
         self._plans: dict[tuple[str, frozenset[str]], tuple[str, list[str]]] = {}
@@ -227,6 +229,9 @@ class World:
             hit = self._memo.get(key)
             if hit is not None:
                 self._memo.move_to_end(key)
+            ahead = self._ahead.pop(key, None) if hit is None else None
+        if ahead is not None:
+            hit = self._collect(ahead)
         if hit is None:
             hit = self._compute_rows(op, params, offset, limit)
             with self._memo_lock:
@@ -235,6 +240,61 @@ class World:
                     self._memo.popitem(last=False)
         rows, total = hit
         return [dict(r) for r in rows], total
+
+    def compute_ahead(self, pool, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> bool:
+        """Have a worker of `pool` (world/pool.py) compute this request's answer while the caller
+        goes on; `rows_for` then finds it (or takes the request back if no worker has started on
+        it). False when the answer is memoised or on its way already."""
+        key = self._memo_key(op, params, offset, limit)
+        with self._memo_lock:
+            if key in self._memo or key in self._ahead:
+                return False
+        # submitted outside the memo lock: the pool fails a future under its own lock, and the
+        # future's callback (_landed) takes the memo lock. A future done before it is registered
+        # is still found by rows_for (_collect reads a done future).
+        fut = pool.submit(op, params, offset, limit)
+        with self._memo_lock:
+            self._ahead[key] = (pool, fut)
+        fut.add_done_callback(lambda f: self._landed(key, f))
+        return True
+
+    def _landed(self, key: tuple, fut) -> None:
+        """An answer arrived (in the pool's reader thread, or computed by `_collect`): memoise it
+        for `rows_for`."""
+        if fut.cancelled() or fut.exception() is not None:
+            return  # rows_for computes it (and meets the error itself, with its own traceback)
+        with self._memo_lock:
+            if self._ahead.get(key, (None, None))[1] is fut:
+                del self._ahead[key]
+                self._memo[key] = fut.result()
+                while len(self._memo) > self.MEMO_SIZE:
+                    self._memo.popitem(last=False)
+
+    def _collect(self, ahead: tuple) -> tuple[list[dict[str, Any]], int] | None:
+        """The answer of a request handed to a pool: taken back if no worker has started on it
+        (None: the caller computes it), else waited for; None also when the worker failed."""
+        pool, fut = ahead
+        if fut.cancel():
+            pool.stats["taken_back"] += 1
+            return None
+        while not fut.done():  # a worker has it: meanwhile compute requests no worker has started
+            job = pool.steal()
+            if job is None:
+                break
+            other, (op, params, offset, limit) = job
+            try:
+                other.set_result(self._compute_rows(op, params, offset, limit))
+            except Exception as exc:  # noqa: BLE001 - its own rows_for recomputes and reports it
+                other.set_exception(exc)
+        t = time.perf_counter()
+        try:
+            ans = fut.result()
+        except Exception as exc:  # noqa: BLE001 - recomputed here, where the error is reported properly
+            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
+            return None
+        finally:
+            pool.stats["waited_s"] += time.perf_counter() - t
+        return ans
 
     def clear_memo(self) -> None:
         """Forget memoised answers (benchmarks use it to time the uncached path)."""
@@ -282,7 +342,7 @@ class World:
                 if op.handler or not op.query:
                     continue
                 key = self._memo_key(op, params, offset, limit)
-                if key in memo or key in seen:
+                if key in memo or key in seen or key in self._ahead:
                     continue
                 seen.add(key)
                 groups.setdefault(op.query, []).append((key, params, offset, limit))

@@ -1,0 +1,261 @@
+"""World answers computed ahead in worker processes, beside the process that will ask for them.
+
+EDGE verification spends about half of its time in the world (DuckDB planning the catalog's SQL,
+the Python generators of NEIS/KMA/juso) and the other half in its own sampling and the request
+path, all on one Python thread. A world answer is a pure function of (operation, parameters,
+page) on a read-only file, so another process holding the same file can compute it. The caller
+learns a request before it runs (edge_synth.env.WorldBatcher's dry run), hands it to the pool
+(`World.compute_ahead`) and carries on; when the request itself reaches `World.rows_for`, the
+answer is in the memo already, or it waits for that one answer, or, if no worker has started on
+it yet, takes it back and computes it itself. Nothing in the caller awaits the pool, so the order
+in which anything runs is the order it runs without the pool: the answers, and so an EDGE graph,
+are the same (tests/test_world_pool.py).
+
+Workers are plain child processes (`python -m kopa_bench.world.pool`, not multiprocessing: that
+would re-run the caller's main script in each child), fed pickled requests over a pipe; they open
+the world file read-only with the caller's clock. A request is sent to a worker only when the
+worker has fewer than two outstanding, so most wait in the caller's queue, where `rows_for` can
+still take them back. A worker that dies fails its requests, which the caller then computes
+itself. `KOPA_WORLD_WORKERS` sets their number (0: no pool).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class OpQuery:
+    """What `World._compute_rows` reads of an operation: sent instead of the catalog object,
+    so a worker answers exactly the SQL (or handler) the caller's catalog holds."""
+
+    tool: str
+    query: str | None
+    handler: str | None
+
+
+def default_workers() -> int:
+    """`KOPA_WORLD_WORKERS`, else one per CPU beyond the caller's own, at most 4 (0 on one CPU)."""
+    raw = os.environ.get("KOPA_WORLD_WORKERS")
+    if raw is None:
+        return max(0, min(4, (os.cpu_count() or 1) - 1))
+    try:
+        n = int(raw)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ValueError(f"KOPA_WORLD_WORKERS={raw!r} is not a whole number >= 0; use 0 (no worker processes) "
+                         "or e.g. 1")
+    return n
+
+
+def _write(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<I", len(data)) + data)
+    stream.flush()
+
+
+def _read(stream):
+    head = stream.read(4)
+    if len(head) < 4:
+        raise EOFError("the other side closed the pipe")
+    (n,) = struct.unpack("<I", head)
+    data = stream.read(n)
+    if len(data) < n:
+        raise EOFError("the other side closed the pipe mid-message")
+    return pickle.loads(data)
+
+
+def serve(inp=None, out=None) -> None:
+    """A worker: open the world named by the first message, then answer requests until EOF."""
+    from .clock import WorldClock
+    from .store import World
+
+    inp = inp or sys.stdin.buffer
+    if out is None:  # the answers own the real stdout; a stray print goes to stderr instead
+        out = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+    path, now = _read(inp)
+    world = World(path, WorldClock(now))
+    while True:
+        try:
+            rid, op, params, offset, limit = _read(inp)
+        except EOFError:
+            return
+        try:
+            _write(out, (rid, True, world._compute_rows(op, params, offset, limit)))
+        except Exception as exc:  # noqa: BLE001 - the caller recomputes and reports it
+            _write(out, (rid, False, f"{type(exc).__name__}: {exc}"[:500]))
+
+
+class WorkerFailed(RuntimeError):
+    """A worker could not answer a request (it failed or died); the caller computes it itself."""
+
+
+class _Worker:
+    def __init__(self, pool: "WorldPool", path: str, now: str):
+        import kopa_bench
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(kopa_bench.__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen([sys.executable, "-m", "kopa_bench.world.pool"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env)
+        self.pool = pool
+        self.outstanding: dict[int, Future] = {}
+        self.alive = True
+        _write(self.proc.stdin, (path, now))
+        self.reader = threading.Thread(target=self._read_loop, name="kopa-world-worker", daemon=True)
+        self.reader.start()
+
+    def send(self, rid: int, fut: Future, payload: tuple) -> None:
+        self.outstanding[rid] = fut
+        _write(self.proc.stdin, (rid, *payload))
+
+    def _read_loop(self) -> None:
+        while True:
+            try:
+                rid, ok, value = _read(self.proc.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError) as exc:
+                self.pool._worker_gone(self, exc)
+                return
+            fut = self.pool._finished(self, rid, ok)
+            if fut is None:
+                continue
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(WorkerFailed(value))
+
+
+class WorldPool:
+    """Worker processes answering world requests of one world file (see the module doc)."""
+
+    MAX_OUTSTANDING = 2  # per worker: the rest wait here, where the caller can take them back
+    # the caller steals while more than this many wait: the oldest is the workers' next (EDGE
+    # 2 x 300 paths: stealing down to 1 and not stealing at all were within noise, 50.3-54 s;
+    # stealing keeps the caller busy when a worker is slow or gone)
+    KEEP_QUEUED = 1
+
+    def __init__(self, world, workers: int):
+        if workers < 1:
+            raise ValueError(f"a world pool needs at least one worker, not {workers}")
+        self._lock = threading.Lock()
+        self._queue: deque[tuple[int, Future, tuple]] = deque()
+        self._next_id = 0
+        self._closed = False
+        # submitted: handed to the pool; answered: by a worker; taken_back: not started by a worker
+        # when the caller needed it, computed by the caller; stolen: computed by the caller while
+        # it waited for another answer; waited_s: the caller blocked on a worker
+        self.stats = {"submitted": 0, "answered": 0, "taken_back": 0, "stolen": 0, "failed": 0,
+                      "waited_s": 0.0}
+        now = world.clock.now().isoformat()
+        self._workers = [_Worker(self, str(world.path), now) for _ in range(workers)]
+        self.workers = workers
+
+    def submit(self, op, params: dict[str, Any], offset: int, limit: int | None) -> Future:
+        fut: Future = Future()
+        with self._lock:
+            if self._closed or not any(w.alive for w in self._workers):
+                fut.set_exception(WorkerFailed("the world pool is closed or its workers are gone"))
+                return fut
+            self.stats["submitted"] += 1
+            self._next_id += 1
+            self._queue.append((self._next_id, fut, (OpQuery(op.tool, op.query, op.handler), dict(params),
+                                                    offset, limit)))
+            failed = self._dispatch()
+        _fail(failed)
+        return fut
+
+    def steal(self) -> tuple[Future, tuple] | None:
+        """The newest request no worker has started (workers take the oldest first, the caller
+        needs them in that order too), now the caller's to compute: it sets the future's result
+        or exception. None when every queued request is with a worker."""
+        with self._lock:
+            while len(self._queue) > self.KEEP_QUEUED:
+                _, fut, payload = self._queue.pop()
+                if fut.set_running_or_notify_cancel():
+                    self.stats["stolen"] += 1
+                    return fut, payload
+        return None
+
+    def _dispatch(self) -> list[tuple[Future, BaseException]]:
+        """Send queued requests to workers with room (holding the lock). Returns the requests that
+        could not be sent, to be failed once the lock is released (a future's callbacks run when
+        it is failed, and they take the world's memo lock)."""
+        failed = []
+        for w in self._workers:
+            while w.alive and self._queue and len(w.outstanding) < self.MAX_OUTSTANDING:
+                rid, fut, payload = self._queue.popleft()
+                if not fut.set_running_or_notify_cancel():
+                    continue  # taken back by the caller
+                try:
+                    w.send(rid, fut, payload)
+                except (OSError, ValueError) as exc:  # the worker died; its reader fails what it had
+                    w.outstanding.pop(rid, None)
+                    failed.append((fut, WorkerFailed(f"worker pipe: {exc}")))
+        return failed
+
+    def _finished(self, w: _Worker, rid: int, ok: bool) -> Future | None:
+        with self._lock:
+            fut = w.outstanding.pop(rid, None)
+            self.stats["answered" if ok else "failed"] += fut is not None
+            failed = self._dispatch()
+        _fail(failed)
+        return fut
+
+    def _worker_gone(self, w: _Worker, exc: BaseException) -> None:
+        with self._lock:
+            w.alive = False
+            lost, w.outstanding = list(w.outstanding.values()), {}
+            failed = []
+            if not any(x.alive for x in self._workers):
+                lost += [f for _, f, _ in self._queue if f.set_running_or_notify_cancel()]
+                self._queue.clear()
+            else:
+                failed = self._dispatch()
+        if not self._closed:
+            log.warning("a world worker stopped (%s: %s); its requests are computed in this process",
+                        type(exc).__name__, exc)
+        self.stats["failed"] += len(lost)
+        _fail(failed + [(f, WorkerFailed(f"the worker stopped: {exc}")) for f in lost])
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for _, f, _ in self._queue:
+                f.cancel()
+            self._queue.clear()
+        for w in self._workers:
+            try:
+                w.proc.stdin.close()
+            except OSError:
+                pass
+        for w in self._workers:
+            try:
+                w.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                w.proc.kill()
+                w.proc.wait()
+            w.reader.join(timeout=5)
+
+
+def _fail(failed: list[tuple[Future, BaseException]]) -> None:
+    for fut, exc in failed:
+        fut.set_exception(exc)
+
+
+if __name__ == "__main__":
+    serve()

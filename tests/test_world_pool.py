@@ -1,0 +1,187 @@
+"""World answers computed ahead in worker processes (kopa_bench/world/pool.py) are the answers.
+
+A worker opens the same world file with the caller's clock and runs World._compute_rows; its
+answers must equal the caller's own, for SQL and handler operations, errors included (the caller
+then computes and reports them itself). Requests still queued when the caller needs them are
+taken back; a worker that dies loses nothing; EDGE verification with workers verifies the very
+graph it verifies without (the pool awaits nothing, so nothing runs in another order).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from kopa_bench.protocols.base import validate_params
+from kopa_bench.world.pool import WorkerFailed, WorldPool, default_workers
+from tests.test_query_plans import example_param_variants
+
+CALLS = json.loads(open(os.path.join(os.path.dirname(__file__), "data", "query_plan_calls.json"),
+                        encoding="utf-8").read())["calls"]
+
+
+def _handler_requests(catalog) -> list[tuple]:
+    """Every handler operation (Python generators: NEIS timetables, KMA forecasts, juso...) on its
+    documented example, first and second page."""
+    out = []
+    for ref in catalog:
+        op = ref.op
+        if not op.handler:
+            continue
+        params, problem = validate_params(op, {p.name: p.example for p in op.model_params if p.example is not None})
+        if problem is None:
+            out += [(op, params, 0, 10), (op, params, 10, 10)]
+    return out
+
+
+def _sql_requests(catalog) -> list[tuple]:
+    out = [(catalog.get(c["tool"]).op, dict(c["params"]), c["offset"], c["limit"]) for c in CALLS]
+    for tool, variants in sorted(example_param_variants(catalog).items()):
+        out += [(catalog.get(tool).op, p, 0, 5) for p in variants[:3]]
+    return out
+
+
+@pytest.fixture(scope="module")
+def pool(world):
+    p = WorldPool(world, 1)
+    yield p
+    p.close()
+
+
+def test_worker_answers_equal_the_callers_on_sql_and_handler_operations(world, catalog, pool):
+    handler_reqs = _handler_requests(catalog)
+    reqs = _sql_requests(catalog) + handler_reqs
+    assert len(handler_reqs) >= 20 and len(reqs) >= 350
+    futures = [pool.submit(op, p, o, lim) for op, p, o, lim in reqs]
+    nonempty = 0
+    for (op, params, offset, limit), fut in zip(reqs, futures):
+        try:
+            mine = world._compute_rows(op, params, offset, limit)
+        except Exception as exc:  # noqa: BLE001 - the worker must fail on the same request
+            with pytest.raises(WorkerFailed, match=type(exc).__name__):
+                fut.result(timeout=60)
+            continue
+        theirs = fut.result(timeout=60)
+        assert theirs == mine, (op.tool, params, offset, limit)
+        # types too: a Decimal or a date must not come back as text
+        assert [[type(v) for v in r.values()] for r in theirs[0]] == [[type(v) for v in r.values()] for r in mine[0]]
+        nonempty += bool(mine[0])
+    assert nonempty >= 200
+    assert pool.stats["answered"] + pool.stats["failed"] == pool.stats["submitted"] >= len(reqs)
+
+
+def test_rows_for_finds_ahead_answers_and_takes_back_what_no_worker_started(world, catalog, pool):
+    reqs = _sql_requests(catalog)[:120] + _handler_requests(catalog)[:20]
+    world.clear_memo()
+    expected = [world._compute_rows(op, p, o, lim) for op, p, o, lim in reqs]
+    world.clear_memo()
+    before = dict(pool.stats)
+    ahead = sum(world.compute_ahead(pool, op, p, o, lim) for op, p, o, lim in reqs)
+    assert ahead == len({world._memo_key(*r) for r in reqs})  # repeats are sent once
+    got = [world.rows_for(op, p, o, lim) for op, p, o, lim in reqs]
+    assert [(list(map(dict, rows)), total) for rows, total in got] == \
+        [(list(map(dict, rows)), total) for rows, total in expected]
+    d = {k: pool.stats[k] - before[k] for k in ("submitted", "answered", "taken_back", "stolen")}
+    assert d["submitted"] == ahead
+    # every request was answered once: by the worker, or by the caller (taken back or stolen)
+    assert d["answered"] + d["taken_back"] + d["stolen"] == ahead, d
+    assert d["answered"] > 0 and d["taken_back"] + d["stolen"] > 0, d
+    assert not world._ahead
+    world.clear_memo()
+
+
+def test_a_dead_worker_loses_nothing(world, catalog, caplog):
+    reqs = _sql_requests(catalog)[:60]
+    world.clear_memo()
+    expected = [world._compute_rows(op, p, o, lim) for op, p, o, lim in reqs]
+    world.clear_memo()
+    p = WorldPool(world, 1)
+    try:
+        assert p.submit(*reqs[0]).result(timeout=60) == expected[0]  # started and answering
+        for r in reqs[1:]:
+            world.compute_ahead(p, *r)
+        os.kill(p._workers[0].proc.pid, signal.SIGKILL)
+        got = [world.rows_for(*r) for r in reqs]
+        assert got == [([dict(x) for x in rows], total) for rows, total in expected]
+        deadline = time.monotonic() + 30
+        while p._workers[0].alive and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not p._workers[0].alive
+        assert "world worker stopped" in caplog.text
+        # a pool with no worker left fails at once: the caller computes
+        with pytest.raises(WorkerFailed, match="gone"):
+            p.submit(*reqs[0]).result(timeout=5)
+        assert world.rows_for(*reqs[1]) == ([dict(x) for x in expected[1][0]], expected[1][1])
+    finally:
+        p.close()
+        world.clear_memo()
+
+
+def test_worker_count_from_the_environment(monkeypatch):
+    monkeypatch.setenv("KOPA_WORLD_WORKERS", "3")
+    assert default_workers() == 3
+    monkeypatch.setenv("KOPA_WORLD_WORKERS", "0")
+    assert default_workers() == 0
+    monkeypatch.setenv("KOPA_WORLD_WORKERS", "many")
+    with pytest.raises(ValueError, match=r"KOPA_WORLD_WORKERS='many'.*use 0"):
+        default_workers()
+    monkeypatch.delenv("KOPA_WORLD_WORKERS")
+    assert 0 <= default_workers() <= 4
+    with pytest.raises(ValueError, match="at least one worker"):
+        WorldPool(None, 0)
+
+
+def test_dry_run_records_requests_of_endpoints_that_catch_world_errors(world):
+    """NEIS answers INFO-200 to any exception its world call raises: the dry run's signal must
+    not be one of those, or NEIS requests (a third of EDGE's) would never be computed ahead."""
+    from edge_synth.env import WorldBatcher, make_client
+
+    b = WorldBatcher(make_client(world=world), batch=False, workers=0)
+    assert b._setup()
+    req = b.world_request("neis_schoolInfo", {"ATPT_OFCDC_SC_CODE": "B10"})
+    assert req is not None and req[0].tool == "neis_schoolInfo" and req[1]["ATPT_OFCDC_SC_CODE"] == "B10"
+    handler = b.world_request("kma_getUltraSrtNcst", {"base_date": "20261130", "base_time": "0600", "nx": "60",
+                                                      "ny": "127"})
+    assert handler is not None and handler[0].handler  # handler operations are computed ahead too
+
+
+def _verified_graph(workers: int) -> tuple[str, dict]:
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from edge_synth.candidates import save_graph
+    from edge_synth.env import ProbeExecutor
+    from edge_synth.pipeline import Edge
+    from edge_synth.verify import VerifyConfig
+
+    # NEIS and KMA (handler operations) stay in, unlike the batching test's selection
+    excl = ["ecos", "juso", "kosis", "law", "odcloud", "seoul", "seoul_subway", "vworld", "fsc", "hira", "tourapi"]
+
+    async def go():
+        edge = Edge(seed=0, exclude_platforms=excl)
+        edge.executor = ProbeExecutor(edge.client, concurrency=64, batch=False, world_workers=workers)
+        g = await edge.candidates()
+        vg, _, _ = await edge.verify(g, VerifyConfig(iterations=2, paths_per_iter=20, seed=0, min_probes=1))
+        await edge.client.aclose()
+        stats = dict(edge.executor.batcher.pool.stats) if workers else {}
+        edge.executor.close()
+        return vg, stats
+
+    vg, stats = asyncio.run(go())
+    with tempfile.TemporaryDirectory() as d:
+        save_graph(vg, Path(d) / "g.json")
+        return (Path(d) / "g.json").read_text(encoding="utf-8"), stats
+
+
+def test_edge_verification_verifies_the_same_graph_with_and_without_world_workers(world):
+    world.clear_memo()
+    on, stats = _verified_graph(1)
+    assert len(json.loads(on)["links"]) >= 20
+    assert stats["submitted"] > 300 and stats["answered"] > 100, stats
+    world.clear_memo()
+    assert on == _verified_graph(0)[0]
