@@ -140,6 +140,12 @@ class WorldBatcher:
     order, verifies the same graph (tests/test_world_batch.py). A request the batch does not
     answer (handler operations, ties, errors, a client that runs requests inline) runs its own
     query as before.
+
+    With `workers`, work goes ahead to worker processes (kopa_bench/world/pool.py) instead: the
+    whole in-process request when the client's sandbox is the default one (catalog, keys, no
+    faults; `KopaClient.compute_ahead`, no dry run needed), else the world answer the dry run
+    finds (`World.compute_ahead`). Again nothing awaits: the graph is the same
+    (tests/test_world_pool.py).
     """
 
     def __init__(self, client: Any, batch: bool = True, workers: int = 0):
@@ -150,6 +156,8 @@ class WorldBatcher:
         self.batch = batch  # World.prefetch: batched SQL per loop turn
         self.workers = workers  # World.compute_ahead in this many worker processes (world/pool.py)
         self.pool = None
+        self.http = False  # whole in-process requests computed ahead by the pool (see _setup)
+        self.allow_http = True  # False: only world answers go ahead (found by the dry run)
         self._router = None
         self._world = None
         self._asgi = None
@@ -172,9 +180,15 @@ class WorldBatcher:
 
         self._world = ctx.world
         if self.workers and self.pool is None:
+            from kopa_bench.catalog import get_catalog
+            from kopa_bench.sandbox.context import DEFAULT_SANDBOX_KEY
             from kopa_bench.world.pool import WorldPool
 
             self.pool = WorldPool(ctx.world, self.workers)
+            # a worker's own sandbox is the default one: whole requests go to it when the caller's
+            # is that too; otherwise only world answers do (found by the dry run)
+            self.http = (self.allow_http and self.client.catalog is get_catalog() and ctx.catalog is get_catalog()
+                         and ctx.keys == {DEFAULT_SANDBOX_KEY} and self.client.asgi_direct)
         dry = make_context(_RecordingWorld(ctx.world), ctx.catalog, keys=ctx.keys)
         routes: list = []
         for platform in ctx.catalog.platforms.values():
@@ -183,9 +197,9 @@ class WorldBatcher:
         self._asgi = ASGICall(self._router)
         return True
 
-    def world_request(self, tool: str, args: dict[str, Any]) -> tuple | None:
-        """(op, params, offset, limit) of the call's first world request; None if it makes
-        none (an argument error, a handler operation) or it cannot be told without waiting."""
+    def request_spec(self, tool: str, args: dict[str, Any]):
+        """The HTTP request KopaClient._execute sends for this call (same defaults, key and URL);
+        None for a call it answers itself (an unknown tool, an argument error) or one with a body."""
         from kopa_bench.catalog.registry import UnknownToolError
         from kopa_bench.protocols.base import get_protocol, model_args_problem
 
@@ -195,13 +209,18 @@ class WorldBatcher:
         except UnknownToolError:
             return None
         if not (ref.op.handler or ref.op.query) or not isinstance(args, dict) or model_args_problem(ref.op, args):
-            return None  # the client reports argument errors
-        # the request KopaClient._execute sends (same defaults, key and URL)
+            return None
         proto = get_protocol(ref.platform.protocol)
         full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
         full_args.update(args)
         spec = proto.build_request(ref, full_args, c.key_for(ref), c.base_url(ref))
-        if spec.json is not None:
+        return None if spec.json is not None else spec
+
+    def world_request(self, tool: str, args: dict[str, Any]) -> tuple | None:
+        """(op, params, offset, limit) of the call's first world request; None if it makes
+        none (an argument error, a handler operation) or it cannot be told without waiting."""
+        spec = self.request_spec(tool, args)
+        if spec is None:
             return None
         scope = self._asgi.scope(spec.method, spec.url, spec.params or None)
 
@@ -232,6 +251,11 @@ class WorldBatcher:
     def queue(self, tool: str, args: dict[str, Any]) -> None:
         try:
             if not self.ok or not self._setup():
+                return
+            if self.http:  # the whole request goes ahead: no dry run needed
+                spec = self.request_spec(tool, args)
+                if spec is not None:
+                    self.stats["ahead"] += self.client.compute_ahead(self.pool, spec)
                 return
             req = self.world_request(tool, args)
         except Exception as exc:  # noqa: BLE001 - batching is an optimisation; the call proceeds as without it

@@ -149,7 +149,7 @@ def test_dry_run_records_requests_of_endpoints_that_catch_world_errors(world):
     assert handler is not None and handler[0].handler  # handler operations are computed ahead too
 
 
-def _verified_graph(workers: int) -> tuple[str, dict]:
+def _verified_graph(workers: int, whole_requests: bool = True) -> tuple[str, dict]:
     import asyncio
     import tempfile
     from pathlib import Path
@@ -165,6 +165,8 @@ def _verified_graph(workers: int) -> tuple[str, dict]:
     async def go():
         edge = Edge(seed=0, exclude_platforms=excl)
         edge.executor = ProbeExecutor(edge.client, concurrency=64, batch=False, world_workers=workers)
+        if workers:
+            edge.executor.batcher.allow_http = whole_requests
         g = await edge.candidates()
         vg, _, _ = await edge.verify(g, VerifyConfig(iterations=2, paths_per_iter=20, seed=0, min_probes=1))
         await edge.client.aclose()
@@ -178,10 +180,53 @@ def _verified_graph(workers: int) -> tuple[str, dict]:
         return (Path(d) / "g.json").read_text(encoding="utf-8"), stats
 
 
-def test_edge_verification_verifies_the_same_graph_with_and_without_world_workers(world):
+_without: list[str] = []
+
+
+@pytest.mark.parametrize("whole_requests", [True, False], ids=["whole-requests", "world-answers"])
+def test_edge_verification_verifies_the_same_graph_with_and_without_world_workers(world, whole_requests):
     world.clear_memo()
-    on, stats = _verified_graph(1)
+    on, stats = _verified_graph(1, whole_requests)
     assert len(json.loads(on)["links"]) >= 20
     assert stats["submitted"] > 300 and stats["answered"] > 100, stats
+    if not _without:
+        world.clear_memo()
+        _without.append(_verified_graph(0)[0])
+    assert on == _without[0]
+
+
+def test_whole_requests_ahead_answer_as_the_client_does(world, catalog, pool):
+    """KopaClient.compute_ahead: a worker runs the whole in-process request; the results equal the
+    client's own, whether the worker answered, the caller waited, or the caller ran it (taken
+    back, or stolen while it waited: driven to the end without the event loop)."""
+    import asyncio
+
+    from edge_synth.env import WorldBatcher, make_client
+
+    calls = [(c["tool"], {k: v for k, v in c["params"].items() if v is not None}) for c in CALLS[:80]]
+    calls += [("kma_getUltraSrtNcst", {"base_date": "20261130", "base_time": "0600", "nx": "60", "ny": "127"}),
+              ("neis_schoolInfo", {"ATPT_OFCDC_SC_CODE": "B10"}), ("juso_addrLinkApi", {"keyword": "혜화동"}),
+              ("airkorea_getMsrstnList", {"addr": "없는도"}), ("kasi_getRestDeInfo", {"solYear": "20x6"})]
+    strip = lambda r: r.model_dump(exclude={"elapsed_ms"})  # noqa: E731
+
+    async def run(ahead: bool):
+        world.clear_memo()
+        client = make_client(world=world)
+        client.app.state.answers.clear()
+        b = WorldBatcher(client, batch=False, workers=0)
+        specs = [b.request_spec(t, a) for t, a in calls]
+        if ahead:
+            sent = sum(client.compute_ahead(pool, s) for s in specs if s is not None)
+            assert sent >= 60
+        out = [await client.call(t, a) for t, a in calls]
+        assert not client._ahead
+        return out
+
+    before = dict(pool.stats)
+    on, off = asyncio.run(run(True)), asyncio.run(run(False))
+    assert [strip(r) for r in on] == [strip(r) for r in off]
+    assert sum(r.ok for r in off) >= 60 and sum(not r.ok for r in off) >= 2
+    d = {k: pool.stats[k] - before[k] for k in ("submitted", "answered", "taken_back", "stolen")}
+    assert d["answered"] + d["taken_back"] + d["stolen"] == d["submitted"] and d["answered"] > 0, d
+    assert d["taken_back"] + d["stolen"] > 0, d  # the caller ran some itself
     world.clear_memo()
-    assert on == _verified_graph(0)[0]

@@ -23,7 +23,7 @@ from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
 from ..protocols.base import Parsed, get_protocol, model_args_problem
 from .cache import CacheMiss, ReplayCache
 from . import parse_memo
-from .inprocess import ASGICall
+from .inprocess import ASGICall, query_string
 from .redact import redact, register_secret
 from .result import ToolErrorInfo, ToolResult
 
@@ -38,6 +38,10 @@ FIXES = {
     "transient": "a temporary failure; retrying the same call may work",
     "platform": "check the arguments against the tool's parameter descriptions",
 }
+
+
+def _request_key(spec) -> tuple:
+    return spec.method.upper(), spec.url, query_string(spec.params or None)
 
 
 class KopaClient:
@@ -61,6 +65,8 @@ class KopaClient:
         self._http_loop: asyncio.AbstractEventLoop | None = None
         self.asgi_direct = asgi_direct and backend == "sandbox"
         self._asgi: ASGICall | None = None
+        # in-process requests a world pool computes ahead (compute_ahead): request key -> (pool, future)
+        self._ahead: dict[tuple, tuple] = {}
         if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
             raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
 
@@ -85,9 +91,66 @@ class KopaClient:
             self._http_loop = loop
         return self._http
 
+    def compute_ahead(self, pool, spec) -> bool:
+        """Have a worker of `pool` (world/pool.py) run this in-process request while the caller
+        goes on; `_send` then takes its answer (or takes the request back if no worker has
+        started on it). The pool's sandbox is the default one: only for a client using that."""
+        if not self.asgi_direct or spec.json is not None:
+            return False
+        key = _request_key(spec)
+        if key in self._ahead:
+            return False
+        self._ahead[key] = (pool, pool.submit_http(spec.method, spec.url, spec.params or None))
+        return True
+
+    def _answer_ahead(self, spec) -> tuple | None:
+        ahead = self._ahead.pop(_request_key(spec), None) if self._ahead else None
+        if ahead is None:
+            return None
+        pool, fut = ahead
+        if fut.cancel():  # no worker has started on it: run it here, now
+            pool.stats["taken_back"] += 1
+            return None
+        while not fut.done():  # a worker has it: meanwhile run requests no worker has started
+            job = pool.steal("http")
+            if job is None:
+                break
+            self._run_stolen(*job)
+        t = time.perf_counter()
+        try:
+            return fut.result()
+        except Exception:  # noqa: BLE001 - run here, where any error is reported as usual
+            return None
+        finally:
+            pool.stats["waited_s"] += time.perf_counter() - t
+
+    def _run_stolen(self, fut, job: tuple) -> None:
+        """Run a later request now, driving its in-process coroutine to the end without the
+        event loop (it never suspends without faults); if it would suspend, it is dropped and
+        runs normally when its turn comes."""
+        if self._asgi is None:
+            self._asgi = ASGICall(self.app)
+        coro = self._asgi.request(*job)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            a = done.value
+            fut.set_result((a.status_code, a.headers, a.content, a.text))
+            return
+        except Exception as exc:  # noqa: BLE001 - it runs again in its turn and reports it there
+            fut.set_exception(exc)
+            return
+        coro.close()
+        fut.set_exception(RuntimeError("the in-process request suspended; it runs in its turn"))
+
     async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
         """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""
         if self.asgi_direct and spec.json is None:
+            # a worker's answer, taken without awaiting: the in-process request below never
+            # suspends either, so the event loop runs everything in the same order
+            ahead = self._answer_ahead(spec)
+            if ahead is not None:
+                return ahead
             if self._asgi is None:
                 self._asgi = ASGICall(self.app)
             a = await self._asgi.request(spec.method, spec.url, spec.params or None)
