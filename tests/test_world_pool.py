@@ -230,3 +230,44 @@ def test_whole_requests_ahead_answer_as_the_client_does(world, catalog, pool):
     assert d["answered"] + d["taken_back"] + d["stolen"] == d["submitted"] and d["answered"] > 0, d
     assert d["taken_back"] + d["stolen"] > 0, d  # the caller ran some itself
     world.clear_memo()
+
+
+def test_workers_stop_when_their_caller_is_killed(tmp_path):
+    """kill -9 of the process that started a pool leaves no worker behind (EOF on its pipe)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "owner.py"
+    script.write_text(
+        "import sys, time\n"
+        "from kopa_bench.world.store import get_world\n"
+        "from kopa_bench.world.pool import WorldPool\n"
+        "p = WorldPool(get_world(), 2)\n"
+        "print(' '.join(str(w.proc.pid) for w in p._workers), flush=True)\n"
+        "time.sleep(120)\n", encoding="utf-8")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    owner = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
+                             env={**os.environ, "PYTHONPATH": root})
+    try:
+        pids = [int(x) for x in owner.stdout.readline().split()]
+        assert len(pids) == 2
+        for pid in pids:
+            os.kill(pid, 0)  # alive
+        owner.kill()
+        owner.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        alive = set(pids)
+        while alive and time.monotonic() < deadline:
+            for pid in list(alive):
+                try:
+                    os.kill(pid, 0)
+                    with open(f"/proc/{pid}/stat") as f:
+                        if f.read().split(") ")[1].startswith("Z"):
+                            alive.discard(pid)  # exited, waiting to be reaped by init
+                except (ProcessLookupError, FileNotFoundError):
+                    alive.discard(pid)
+            time.sleep(0.1)
+        assert not alive, f"workers {alive} outlived their killed caller"
+    finally:
+        if owner.poll() is None:
+            owner.kill()

@@ -95,15 +95,19 @@ def serve(inp=None, out=None) -> None:
             rid, kind, payload = _read(inp)
         except EOFError:
             return
+        ok = True
         try:
             if kind == "rows":
                 answer = world._compute_rows(*payload)
             else:
                 http = http or _SandboxHTTP(world)
                 answer = http.request(*payload)
-            _write(out, (rid, True, answer))
         except Exception as exc:  # noqa: BLE001 - the caller recomputes and reports it
-            _write(out, (rid, False, f"{type(exc).__name__}: {exc}"[:500]))
+            ok, answer = False, f"{type(exc).__name__}: {exc}"[:500]
+        try:
+            _write(out, (rid, ok, answer))
+        except (BrokenPipeError, OSError):
+            return  # the caller is gone (closed, or killed): so is this worker
 
 
 class _SandboxHTTP:
