@@ -417,7 +417,7 @@ class Verifier:
                            "key": (call_key(edge[0], pr.a_args), call_key(edge[1], pr.b_args) if pr.b_args else pr.outcome)})
             if pr.outcome != "success":
                 break
-            self.sampler.harvest(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
+            self.sampler.harvest_answer(edge[1], pr.b_records, self.g.nodes[edge[1]].get("field_kinds"))
             succ = [s for s in self.g.successors(edge[1])
                     if any(not self.arms[i].pruned and not self.arms[i].settled(self.cfg) for i in self.edge_arms[(edge[1], s)])]
             if not succ:

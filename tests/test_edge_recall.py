@@ -402,3 +402,23 @@ def test_pool_cache_follows_harvests_exactly(cat):
         s.harvest("any_tool", recs, kinds)
         for (tool, pname, split), cached in s._pool_cache.items():
             assert cached == s._pool(tool, pname, split), (step, tool, pname, split)
+
+
+def test_harvesting_an_answer_again_is_skipped_and_changes_nothing(cat):
+    """harvest_answer skips a record list it harvested before (the executor's memoised answer);
+    a full harvest of it again would add nothing either, and other lists are still harvested."""
+    import copy
+
+    from edge_synth.probes import SeedSampler
+
+    a, b = SeedSampler(cat, seed=0), SeedSampler(cat, seed=0)
+    rng = random.Random(3)
+    answers = [[{"stationName": f"st{rng.randrange(40)}", "addr": f"a{rng.randrange(40)}", "nx": str(rng.randrange(9))}
+                for _ in range(rng.randrange(1, 30))] for _ in range(12)]
+    kinds = {"stationName": "station_name", "addr": "address", "nx": "kma_nx"}
+    for i in [0, 1, 0, 2, 1, 3, 0] + list(range(4, 12)) + [5, 5]:
+        a.harvest_answer("t", answers[i], kinds)
+        b.harvest("t", answers[i], kinds)
+    assert copy.deepcopy(dict(a.by_field)) == dict(b.by_field) and dict(a.by_kind) == dict(b.by_kind)
+    assert a._seen == b._seen and len(a._harvested) == 12
+    assert a.by_field["stationname"]  # something was harvested
