@@ -271,3 +271,18 @@ def test_workers_stop_when_their_caller_is_killed(tmp_path):
     finally:
         if owner.poll() is None:
             owner.kill()
+
+
+def test_requests_ahead_that_are_never_sent_are_bounded(world, pool):
+    import asyncio
+
+    from edge_synth.env import WorldBatcher, make_client
+
+    client = make_client(world=world)
+    client.MAX_AHEAD = 3
+    b = WorldBatcher(client, batch=False, workers=0)
+    specs = [b.request_spec("kasi_getRestDeInfo", {"solYear": str(y)}) for y in range(2020, 2026)]
+    assert all(client.compute_ahead(pool, s) for s in specs)
+    assert len(client._ahead) == 3  # the oldest three were dropped (and cancelled if not started)
+    res = asyncio.run(client.call("kasi_getRestDeInfo", {"solYear": "2020"}))  # dropped: runs here
+    assert res.ok and res.total_count

@@ -45,6 +45,8 @@ def _request_key(spec) -> tuple:
 
 
 class KopaClient:
+    MAX_AHEAD = 4096  # requests computed ahead and not yet sent, at most (compute_ahead)
+
     def __init__(self, backend: str = "sandbox", *, catalog: Catalog | None = None, world=None,
                  keys: dict[str, str] | None = None, cache: ReplayCache | None = None, faults=None,
                  timeout: float = 15.0, max_retries: int = 3, backoff_s: float = 0.2, app=None,
@@ -100,6 +102,9 @@ class KopaClient:
         key = _request_key(spec)
         if key in self._ahead:
             return False
+        while len(self._ahead) >= self.MAX_AHEAD:  # never sent after all (a caller gave up): drop the oldest
+            _, fut = self._ahead.pop(next(iter(self._ahead)))
+            fut.cancel()
         self._ahead[key] = (pool, pool.submit_http(spec.method, spec.url, spec.params or None))
         return True
 
