@@ -113,26 +113,12 @@ class KopaClient:
         if ahead is None:
             return None
         pool, fut = ahead
-        if fut.cancel():  # no worker has started on it: run it here, now
-            pool.stats["taken_back"] += 1
-            return None
-        while not fut.done():  # a worker has it: meanwhile run requests no worker has started
-            job = pool.steal("http")
-            if job is None:
-                break
-            self._run_stolen(*job)
-        t = time.perf_counter()
-        try:
-            return fut.result()
-        except Exception:  # noqa: BLE001 - run here, where any error is reported as usual
-            return None
-        finally:
-            pool.stats["waited_s"] += time.perf_counter() - t
+        return pool.collect(fut, "http", self._run_now)
 
-    def _run_stolen(self, fut, job: tuple) -> None:
-        """Run a later request now, driving its in-process coroutine to the end without the
-        event loop (it never suspends without faults); if it would suspend, it is dropped and
-        runs normally when its turn comes."""
+    def _run_now(self, job: tuple) -> tuple:
+        """Run a later request now (`job`: method, url, params), driving its in-process
+        coroutine to the end without the event loop (it never suspends without faults); if it
+        would suspend, it is dropped and runs normally when its turn comes."""
         if self._asgi is None:
             self._asgi = ASGICall(self.app)
         coro = self._asgi.request(*job)
@@ -140,13 +126,9 @@ class KopaClient:
             coro.send(None)
         except StopIteration as done:
             a = done.value
-            fut.set_result((a.status_code, a.headers, a.content, a.text))
-            return
-        except Exception as exc:  # noqa: BLE001 - it runs again in its turn and reports it there
-            fut.set_exception(exc)
-            return
+            return a.status_code, a.headers, a.content, a.text
         coro.close()
-        fut.set_exception(RuntimeError("the in-process request suspended; it runs in its turn"))
+        raise RuntimeError("the in-process request suspended; it runs in its turn")
 
     async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
         """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""

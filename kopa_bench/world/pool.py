@@ -28,10 +28,11 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +113,8 @@ def serve(inp=None, out=None) -> None:
 
 class _SandboxHTTP:
     """A worker's own in-process sandbox: the default catalog and keys, no faults, on the
-    worker's world: the configuration of `KopaClient().app` (WorldPool.submit_http checks the
-    caller's is that too)."""
+    worker's world: the configuration of `KopaClient().app` (edge_synth.env.WorldBatcher sends
+    whole requests only from a client whose sandbox is that too)."""
 
     def __init__(self, world):
         import asyncio
@@ -217,10 +218,37 @@ class WorldPool:
         _fail(failed)
         return fut
 
-    def steal(self, kind: str = "rows") -> tuple[Future, tuple] | None:
+    def collect(self, fut: Future, kind: str, run: Callable[[tuple], Any]) -> Any | None:
+        """The answer of a request this pool was given, for the caller that needs it now: None if
+        no worker had started on it (taken back: the caller computes it) or the worker failed
+        (the caller computes it and meets the error itself). While a worker has it, the caller
+        runs newer queued requests of the same `kind` with `run(payload)` (their futures get the
+        result, or the exception it raises)."""
+        if fut.cancel():
+            self.stats["taken_back"] += 1
+            return None
+        while not fut.done():
+            job = self._steal(kind)
+            if job is None:
+                break
+            other, payload = job
+            try:
+                other.set_result(run(payload))
+            except Exception as exc:  # noqa: BLE001 - that request's own turn recomputes and reports it
+                other.set_exception(exc)
+        t = time.perf_counter()
+        try:
+            return fut.result()
+        except Exception as exc:  # noqa: BLE001 - recomputed by the caller, where the error is reported
+            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
+            return None
+        finally:
+            self.stats["waited_s"] += time.perf_counter() - t
+
+    def _steal(self, kind: str) -> tuple[Future, tuple] | None:
         """The newest request of `kind` no worker has started (workers take the oldest first,
-        the caller needs them in that order too), now the caller's to compute: it sets the
-        future's result or exception. None when no such request waits."""
+        the caller needs them in that order too), now the caller's to compute. None when no
+        such request waits beyond the KEEP_QUEUED oldest."""
         with self._lock:
             for i in range(len(self._queue) - 1, self.KEEP_QUEUED - 1, -1):
                 _, fut, (k, payload) = self._queue[i]

@@ -7,7 +7,6 @@ import logging
 import os
 import re
 import threading
-import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -231,7 +230,8 @@ class World:
                 self._memo.move_to_end(key)
             ahead = self._ahead.pop(key, None) if hit is None else None
         if ahead is not None:
-            hit = self._collect(ahead)
+            pool, fut = ahead
+            hit = pool.collect(fut, "rows", lambda job: self._compute_rows(*job))
         if hit is None:
             hit = self._compute_rows(op, params, offset, limit)
             with self._memo_lock:
@@ -251,7 +251,7 @@ class World:
                 return False
         # submitted outside the memo lock: the pool fails a future under its own lock, and the
         # future's callback (_landed) takes the memo lock. A future done before it is registered
-        # is still found by rows_for (_collect reads a done future).
+        # is still found by rows_for (WorldPool.collect reads a done future).
         fut = pool.submit(op, params, offset, limit)
         with self._memo_lock:
             self._ahead[key] = (pool, fut)
@@ -259,8 +259,8 @@ class World:
         return True
 
     def _landed(self, key: tuple, fut) -> None:
-        """An answer arrived (in the pool's reader thread, or computed by `_collect`): memoise it
-        for `rows_for`."""
+        """An answer arrived (in the pool's reader thread, or computed by a caller while it waited,
+        WorldPool.collect): memoise it for `rows_for`."""
         if fut.cancelled() or fut.exception() is not None:
             return  # rows_for computes it (and meets the error itself, with its own traceback)
         with self._memo_lock:
@@ -269,32 +269,6 @@ class World:
                 self._memo[key] = fut.result()
                 while len(self._memo) > self.MEMO_SIZE:
                     self._memo.popitem(last=False)
-
-    def _collect(self, ahead: tuple) -> tuple[list[dict[str, Any]], int] | None:
-        """The answer of a request handed to a pool: taken back if no worker has started on it
-        (None: the caller computes it), else waited for; None also when the worker failed."""
-        pool, fut = ahead
-        if fut.cancel():
-            pool.stats["taken_back"] += 1
-            return None
-        while not fut.done():  # a worker has it: meanwhile compute requests no worker has started
-            job = pool.steal()
-            if job is None:
-                break
-            other, (op, params, offset, limit) = job
-            try:
-                other.set_result(self._compute_rows(op, params, offset, limit))
-            except Exception as exc:  # noqa: BLE001 - its own rows_for recomputes and reports it
-                other.set_exception(exc)
-        t = time.perf_counter()
-        try:
-            ans = fut.result()
-        except Exception as exc:  # noqa: BLE001 - recomputed here, where the error is reported properly
-            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
-            return None
-        finally:
-            pool.stats["waited_s"] += time.perf_counter() - t
-        return ans
 
     def clear_memo(self) -> None:
         """Forget memoised answers (benchmarks use it to time the uncached path)."""
