@@ -5,7 +5,8 @@
   inprocess_vs_raw        sandbox in-process call (client + ASGI + protocol) / the raw DuckDB query it wraps, p50   goal <= 3x
   server_vs_bare          `kopa sandbox serve` req/s / a bare Starlette handler's req/s (same uvicorn, same load)   goal >= 0.5x
   oracle_test_split_s     full oracle run over the 145 test tasks incl. scoring (run_benchmark, concurrency 8,    goal <= 3 s
-                          world, catalog and tasks loaded before the clock starts)
+                          world, catalog and tasks loaded before the clock starts; the world worker processes
+                          of a concurrent run start inside it: oracle_world_workers, KOPA_WORLD_WORKERS)
 
 In-process figures use KopaClient's default sandbox path: the direct ASGI call (client/inprocess.py,
 no httpx; tests/test_inprocess_fastpath.py checks it answers as httpx.ASGITransport does).
@@ -95,7 +96,7 @@ def oracle_run(concurrency: int = 8) -> dict:
         cpu = time.process_time() - c0
     assert res.ran == len(tasks), res
     return {"oracle_test_split_s": dt, "oracle_cpu_s": cpu, "oracle_tasks": len(tasks), "oracle_success": res.success_rate,
-            "oracle_path": INPROCESS_PATH}
+            "oracle_path": INPROCESS_PATH, "oracle_world_workers": res.run["summary"]["world_workers"]}
 
 
 # ---- 4: EDGE probes ---------------------------------------------------------------------------------------

@@ -180,15 +180,12 @@ class WorldBatcher:
 
         self._world = ctx.world
         if self.workers and self.pool is None:
-            from kopa_bench.catalog import get_catalog
-            from kopa_bench.sandbox.context import DEFAULT_SANDBOX_KEY
             from kopa_bench.world.pool import WorldPool
 
             self.pool = WorldPool(ctx.world, self.workers)
             # a worker's own sandbox is the default one: whole requests go to it when the caller's
             # is that too; otherwise only world answers do (found by the dry run)
-            self.http = (self.allow_http and self.client.catalog is get_catalog() and ctx.catalog is get_catalog()
-                         and ctx.keys == {DEFAULT_SANDBOX_KEY} and self.client.asgi_direct)
+            self.http = self.allow_http and self.client.default_sandbox()
         dry = make_context(_RecordingWorld(ctx.world), ctx.catalog, keys=ctx.keys)
         routes: list = []
         for platform in ctx.catalog.platforms.values():

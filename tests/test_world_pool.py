@@ -286,3 +286,69 @@ def test_requests_ahead_that_are_never_sent_are_bounded(world, pool):
     assert len(client._ahead) == 3  # the oldest three were dropped (and cancelled if not started)
     res = asyncio.run(client.call("kasi_getRestDeInfo", {"solYear": "2020"}))  # dropped: runs here
     assert res.ok and res.total_count
+
+
+def _timeless(obj):
+    """An episode without its wall-clock fields (they differ between any two runs)."""
+    if isinstance(obj, dict):
+        return {k: _timeless(v) for k, v in obj.items() if not k.endswith(("_ms", "_s", "elapsed", "_at"))}
+    if isinstance(obj, list):
+        return [_timeless(v) for v in obj]
+    return obj
+
+
+def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp_path, monkeypatch):
+    """The runner hands each in-process request of concurrent episodes to a worker with room
+    (KopaClient.use_world_pool): episodes interleave differently, but every episode, its tool
+    results and its score are the ones a run without workers gives."""
+    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.world.pool import WorldPool
+
+    tasks = load_tasks("test")[:40]
+    stats: list[dict] = []
+    real_close = WorldPool.close
+
+    def close(self, wait=True):
+        stats.append(dict(self.stats))
+        real_close(self, wait=wait)
+
+    monkeypatch.setattr(WorldPool, "close", close)
+    runs = {}
+    for workers in (1, 0):
+        monkeypatch.setenv("KOPA_WORLD_WORKERS", str(workers))
+        world.clear_memo()
+        res = run_benchmark(tasks, "oracle", tmp_path / f"w{workers}", concurrency=8, world=world)
+        assert res.run["summary"]["world_workers"] == workers
+        eps = [json.loads(line) for line in (tmp_path / f"w{workers}" / "episodes.jsonl").read_text("utf-8").splitlines()]
+        runs[workers] = (sorted((_timeless(e) for e in eps), key=lambda e: (e["task_id"], e["seed"])),
+                         sorted(json.dumps(s.model_dump(), sort_keys=True) for s in res.scores))
+    assert len(runs[1][0]) == len(tasks) and runs[1] == runs[0]
+    assert sum(json.loads(s)["success"] for s in runs[0][1]) == len(tasks)  # the oracle solves every task
+    assert len(stats) == 1 and stats[0]["answered"] >= 20 and stats[0]["failed"] == 0, stats
+    world.clear_memo()
+
+
+def test_a_client_uses_the_pool_only_for_the_default_sandbox_on_the_pools_world(world, pool):
+    from kopa_bench.client import KopaClient
+    from kopa_bench.sandbox.faults import FaultConfig
+
+    assert KopaClient(world=world).use_world_pool(pool)
+    assert not KopaClient(world=world, faults=FaultConfig.parse("0.2", seed=0)).use_world_pool(pool)
+    assert not KopaClient("http://127.0.0.1:9", world=world).use_world_pool(pool)
+    assert not KopaClient(world=world).use_world_pool(None)
+
+
+def test_kept_answers_are_bounded_and_server_errors_are_not_kept(pool, monkeypatch):
+    monkeypatch.setattr(pool, "MAX_ANSWERS", 3)
+    monkeypatch.setattr(pool, "MAX_ANSWER_BYTES", 80)
+    pool.remember(("GET", "/boom", ""), (500, {}, b"x", "x"))
+    assert pool.answered(("GET", "/boom", "")) is None
+    pool.remember(("GET", "/huge", ""), (200, {}, b"x" * 20, "x" * 20))  # over an eighth of the bytes
+    assert pool.answered(("GET", "/huge", "")) is None
+    for i in range(5):
+        pool.remember(("GET", f"/{i}", ""), (200, {}, b"ab", "ab"))
+    assert [pool.answered(("GET", f"/{i}", "")) is not None for i in range(5)] == [False, False, True, True, True]
+    for i in range(5, 9):
+        pool.remember(("GET", f"/{i}", ""), (200, {}, b"x" * 5, "x" * 5))  # 10 bytes each: 8 fit in 80
+    assert sum(pool.answered(("GET", f"/{i}", "")) is not None for i in range(9)) == 3

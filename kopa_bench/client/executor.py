@@ -69,6 +69,7 @@ class KopaClient:
         self._asgi: ASGICall | None = None
         # in-process requests a world pool computes ahead (compute_ahead): request key -> (pool, future)
         self._ahead: dict[tuple, tuple] = {}
+        self._pool = None  # use_world_pool: every in-process request goes through this pool
         if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
             raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
 
@@ -92,6 +93,33 @@ class KopaClient:
                 self._http = httpx.AsyncClient(timeout=self.timeout, limits=limits, follow_redirects=False)
             self._http_loop = loop
         return self._http
+
+    def default_sandbox(self) -> bool:
+        """Whether requests go to an in-process sandbox configured as a world worker's own is
+        (world/pool.py `_SandboxHTTP`): the default catalog and keys, no fault injection. Only
+        then can a worker answer this client's requests byte for byte."""
+        if not self.asgi_direct:
+            return False
+        from ..sandbox.context import DEFAULT_SANDBOX_KEY
+
+        ctx = getattr(self.app.state, "ctx", None)
+        return (ctx is not None and ctx.faults is None and self.catalog is get_catalog()
+                and ctx.catalog is get_catalog() and ctx.keys == {DEFAULT_SANDBOX_KEY})
+
+    def use_world_pool(self, pool) -> bool:
+        """Send every in-process request of this client through `pool` (world/pool.py), for
+        concurrent episodes (the benchmark runner): a request goes to a worker with room as it is
+        sent and the episode awaits the answer while the others go on; when every worker is busy,
+        this process computes it. Answers are the same bytes; only the order in which episodes
+        interleave changes. False (and nothing changes) unless this client's sandbox is the
+        default one on the pool's world file."""
+        world = self.app.state.ctx.world if self.default_sandbox() else None
+        if pool is None or world is None or (str(world.path), world.clock.now().isoformat()) != (
+                pool.world_path, pool.world_now):
+            self._pool = None
+            return False
+        self._pool = pool
+        return True
 
     def compute_ahead(self, pool, spec) -> bool:
         """Have a worker of `pool` (world/pool.py) run this in-process request while the caller
@@ -130,11 +158,32 @@ class KopaClient:
         coro.close()
         raise RuntimeError("the in-process request suspended; it runs in its turn")
 
+    async def _send_pooled(self, spec) -> tuple[int, dict[str, str], bytes, str]:
+        """`_send` through the world pool (use_world_pool): an answer another client of the pool
+        got already, else a worker with room computes it while the other episodes go on, else
+        this process does."""
+        pool, key = self._pool, _request_key(spec)
+        answer = pool.answered(key)
+        if answer is None:
+            fut = pool.offer_http(spec.method, spec.url, spec.params or None)
+            answer = await pool.wait(fut) if fut is not None else None
+            if answer is None:
+                if self._asgi is None:
+                    self._asgi = ASGICall(self.app)
+                a = await self._asgi.request(spec.method, spec.url, spec.params or None)
+                answer = a.status_code, a.headers, a.content, a.text
+            pool.remember(key, answer)
+        status, headers, content, text = answer
+        return status, dict(headers), content, text  # the kept answer's headers stay as they were
+
     async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
         """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""
         if self.asgi_direct and spec.json is None:
-            # a worker's answer, taken without awaiting: the in-process request below never
-            # suspends either, so the event loop runs everything in the same order
+            if self._pool is not None:
+                return await self._send_pooled(spec)
+            # Without use_world_pool (EDGE), a worker's answer is taken without awaiting: the
+            # in-process request below never suspends either, so the event loop runs everything
+            # in the same order
             ahead = self._answer_ahead(spec)
             if ahead is not None:
                 return ahead

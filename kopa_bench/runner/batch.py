@@ -351,6 +351,28 @@ async def run_benchmark_async(
         lock.release()
 
 
+def _open_world_pool(clients: list[Any], concurrency: int):
+    """World worker processes (world/pool.py; `KOPA_WORLD_WORKERS`, default one per CPU beyond
+    this one, at most 4) for concurrent episodes on the default in-process sandbox: each request
+    is handed to a worker as it is sent, so the world's work (DuckDB, the generators, rendering)
+    runs beside the episodes' own. Answers are the same bytes; None when it cannot help (one
+    episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server)."""
+    if concurrency < 2:
+        return None
+    from kopa_bench.client import KopaClient
+    from kopa_bench.world.pool import WorldPool, default_workers
+
+    eligible = [c for c in clients if isinstance(c, KopaClient) and c.default_sandbox()]
+    workers = default_workers()
+    if not eligible or not workers:
+        return None
+    pool = WorldPool(eligible[0].app.state.ctx.world, workers)
+    if not any([c.use_world_pool(pool) for c in eligible]):
+        pool.close()
+        return None
+    return pool
+
+
 async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_backend, cache, cache_mode, faults,
                max_steps, temperature, max_tool_records, max_tokens, backend, world, catalog, progress, on_episode, source,
                tool_lang="both"):
@@ -392,6 +414,7 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
         backend.bind(all_tasks, gold_client)
     gold = GoldCache(gold_client, shared=_scripted_gold(backend, gold_client))
     agent_client = spec.agent_client()
+    pool = _open_world_pool([gold_client, agent_client], concurrency)
     writer = EpisodeWriter(out / EPISODES)
     sem = asyncio.Semaphore(concurrency)
     scores: list[EpisodeScore] = []
@@ -434,6 +457,8 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
         if bar:
             bar.stop()
         writer.close()
+        if pool is not None:
+            pool.close(wait=False)
         await _close_client(agent_client)
         await _close_client(gold_client)
         spec.close()
@@ -442,7 +467,8 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
     run.update(status="finished", updated=datetime.now(timezone.utc).isoformat(),
                summary={"episodes": len(finished) + len(todo), "scored": len(scores),
                         "success_rate": sum(s.success for s in scores) / len(scores) if scores else None,
-                        "gold_failures": failures, "last_invocation_s": round(elapsed, 3)})
+                        "gold_failures": failures, "last_invocation_s": round(elapsed, 3),
+                        "world_workers": pool.workers if pool is not None else 0})
     _atomic_write(out / RUN_JSON, json.dumps(run, ensure_ascii=False, indent=1))
     return RunResult(out, run, len(todo), skipped, scores, failures, elapsed)
 

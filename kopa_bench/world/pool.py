@@ -21,6 +21,7 @@ itself. `KOPA_WORLD_WORKERS` sets their number (0: no pool).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import pickle
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -178,6 +179,10 @@ class WorldPool:
     # a worker (they are the workers' next). EDGE 2 x 300 paths, whole requests, one worker on
     # 2 CPUs: 1 -> 48.2 s, 3 -> 48.0, 6 -> 43.6, 12 -> 46.6, 24 -> 61.3 (it waits instead).
     KEEP_QUEUED = 6
+    # offer_http (the runner's concurrent episodes): a worker takes up to this many at once.
+    # Oracle over the test split, 8 episodes, one worker on 2 CPUs: 2 -> 2.37 s, 4 -> 2.04 s
+    OFFER_OUTSTANDING = 4
+    MAX_ANSWERS, MAX_ANSWER_BYTES = 4096, 64 * 2 ** 20  # whole answers kept for other clients (remember)
 
     def __init__(self, world, workers: int):
         if workers < 1:
@@ -192,6 +197,9 @@ class WorldPool:
         self.stats = {"submitted": 0, "answered": 0, "taken_back": 0, "stolen": 0, "failed": 0,
                       "waited_s": 0.0}
         now = world.clock.now().isoformat()
+        self.world_path, self.world_now = str(world.path), now  # what a client must serve to use it
+        self._answers: OrderedDict[tuple, tuple] = OrderedDict()  # answered / remember
+        self._answer_bytes = 0
         self._workers = [_Worker(self, str(world.path), now) for _ in range(workers)]
         self.workers = workers
 
@@ -204,6 +212,63 @@ class WorldPool:
         (status, headers, content, text), as `ASGICall.request` gives them. Only for callers whose
         sandbox is the default one (catalog, keys, no faults): the worker's is."""
         return self._submit("http", (method, url, dict(params) if params else None))
+
+    def offer_http(self, method: str, url: str, params: dict[str, Any] | None) -> Future | None:
+        """For callers that can await (the benchmark runner, `KopaClient.use_world_pool`): a whole
+        in-process request sent to a worker with room at once, or None when every worker is
+        busy (then the caller computes it: nothing waits in a queue)."""
+        with self._lock:
+            if self._closed:
+                return None
+            for w in self._workers:
+                if w.alive and len(w.outstanding) < self.OFFER_OUTSTANDING:
+                    fut: Future = Future()
+                    fut.set_running_or_notify_cancel()
+                    self._next_id += 1
+                    try:
+                        w.send(self._next_id, fut, ("http", (method, url, dict(params) if params else None)))
+                    except (OSError, ValueError):  # that worker died; its reader reports it
+                        w.outstanding.pop(self._next_id, None)
+                        continue
+                    self.stats["submitted"] += 1
+                    return fut
+        return None
+
+    def answered(self, key: tuple) -> Any | None:
+        """A whole answer some client of this pool got before (`remember`), or None."""
+        with self._lock:
+            hit = self._answers.get(key)
+            if hit is not None:
+                self._answers.move_to_end(key)
+            return hit
+
+    def remember(self, key: tuple, answer: tuple) -> None:
+        """Keep a whole answer for the pool's other clients. The benchmark's gold client and agent
+        client ask the same questions; a worker's answer does not reach this process's world memo,
+        so without this the second asker would compute it again. Server errors are not kept."""
+        size = len(answer[2]) + len(answer[3])
+        if answer[0] >= 500 or size > self.MAX_ANSWER_BYTES // 8:
+            return
+        with self._lock:
+            if key in self._answers:
+                return
+            self._answers[key] = answer
+            self._answer_bytes += size
+            while len(self._answers) > self.MAX_ANSWERS or self._answer_bytes > self.MAX_ANSWER_BYTES:
+                _, old = self._answers.popitem(last=False)
+                self._answer_bytes -= len(old[2]) + len(old[3])
+
+    async def wait(self, fut: Future) -> Any | None:
+        """The answer to an offered request, awaited (the event loop runs the other episodes
+        meanwhile); None if the worker failed: the caller computes it and meets the error."""
+        t = time.perf_counter()
+        try:
+            return await asyncio.wrap_future(fut)
+        except Exception as exc:  # noqa: BLE001 - recomputed by the caller, where the error is reported
+            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
+            return None
+        finally:
+            self.stats["waited_s"] += time.perf_counter() - t
 
     def _submit(self, kind: str, payload: tuple) -> Future:
         fut: Future = Future()
@@ -301,7 +366,10 @@ class WorldPool:
         self.stats["failed"] += len(lost)
         _fail(failed + [(f, WorkerFailed(f"the worker stopped: {exc}")) for f in lost])
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """Stop the workers: they exit when their input ends. `wait=False` does not wait for
+        them to finish exiting (interpreter shutdown, ~0.1 s each): a finished benchmark run
+        need not."""
         with self._lock:
             self._closed = True
             for _, f, _ in self._queue:
@@ -312,6 +380,8 @@ class WorldPool:
                 w.proc.stdin.close()
             except OSError:
                 pass
+        if not wait:
+            return
         for w in self._workers:
             try:
                 w.proc.wait(timeout=10)
