@@ -76,6 +76,61 @@ def test_kill_9_bench_run_then_resume(tmp_path, world) -> None:
     assert f"{total - sum(before.values())} episodes run, {sum(before.values())} already finished" in done.stdout
 
 
+def _children(pid: int) -> set[int]:
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(") ", 1)[1].split()[1]) == pid:
+                        out.add(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(") ", 1)[1].startswith("Z")  # exited, waiting for init to reap it
+    except OSError:
+        return True
+
+
+def test_kill_9_bench_run_with_world_workers_then_resume(tmp_path) -> None:
+    """The runner's world worker processes (KOPA_WORLD_WORKERS) die with a killed run, and the
+    rerun (with workers again) completes it: nothing lost, nothing twice."""
+    from kopa_bench.runner.batch import EPISODES, read_episodes
+
+    out = tmp_path / "run"
+    seeds = 200  # 600 episodes, ~3 s: time to be killed mid-way on a fast machine too
+    env = {**_env(), "KOPA_WORLD_WORKERS": "1"}
+    cmd = _kopa("bench", "run", "--model", "oracle", "--tasks-file", str(FIXTURE), "--seeds", str(seeds),
+                "--concurrency", "4", "--out", str(out), "--no-progress")
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    workers: set[int] = set()
+
+    def ready() -> bool:
+        workers.update(p for p in _children(proc.pid) if "kopa_bench.world.pool" in open(f"/proc/{p}/cmdline").read())
+        return bool(workers) and _lines(out / EPISODES) >= 3
+
+    _kill_when(proc, ready)
+    deadline = time.time() + 30
+    while not all(_gone(p) for p in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert all(_gone(p) for p in workers), f"world workers {workers} outlived the killed run"
+    before = Counter((e.task_id, e.seed) for e in read_episodes(out / EPISODES))
+    total = 3 * seeds
+    assert 3 <= sum(before.values()) < total and set(before.values()) == {1}
+    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    after = Counter((e.task_id, e.seed) for e in read_episodes(out / EPISODES))
+    assert len(after) == total and set(after.values()) == {1}
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["summary"]["scored"] == total and run["summary"]["success_rate"] == 1.0
+    assert run["summary"]["world_workers"] == 1
+
+
 def test_kill_9_edge_synth_then_resume(tmp_path) -> None:
     edge = tmp_path / "edge"
     # a small verification (one coverage probe per arm, first record only, no decision phase): this test
