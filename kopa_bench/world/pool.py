@@ -80,6 +80,9 @@ def _read(stream):
     return pickle.loads(data)
 
 
+READY = 0  # the request id of a worker's first message: its world is open, requests may come
+
+
 def serve(inp=None, out=None) -> None:
     """A worker: open the world named by the first message, then answer requests until EOF."""
     from .clock import WorldClock
@@ -91,7 +94,8 @@ def serve(inp=None, out=None) -> None:
         os.dup2(2, 1)
     path, now = _read(inp)
     world = World(path, WorldClock(now))
-    http = None
+    http = _SandboxHTTP(world)  # before saying ready: the first request must not pay for it
+    _write(out, (READY, True, None))
     while True:
         try:
             rid, kind, payload = _read(inp)
@@ -102,7 +106,6 @@ def serve(inp=None, out=None) -> None:
             if kind == "rows":
                 answer = world._compute_rows(*payload)
             else:
-                http = http or _SandboxHTTP(world)
                 answer = http.request(*payload)
         except Exception as exc:  # noqa: BLE001 - the caller recomputes and reports it
             ok, answer = False, f"{type(exc).__name__}: {exc}"[:500]
@@ -147,6 +150,9 @@ class _Worker:
         self.pool = pool
         self.outstanding: dict[int, Future] = {}
         self.alive = True
+        # nothing is sent before the worker says it is ready (~0.5 s to import and open the
+        # world): a request sent earlier would wait for that, where its caller could compute it
+        self.ready = False
         _write(self.proc.stdin, (path, now))
         self.reader = threading.Thread(target=self._read_loop, name="kopa-world-worker", daemon=True)
         self.reader.start()
@@ -162,6 +168,9 @@ class _Worker:
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 self.pool._worker_gone(self, exc)
                 return
+            if rid == READY:
+                self.pool._ready(self)
+                continue
             fut = self.pool._finished(self, rid, ok)
             if fut is None:
                 continue
@@ -221,7 +230,7 @@ class WorldPool:
             if self._closed:
                 return None
             for w in self._workers:
-                if w.alive and len(w.outstanding) < self.OFFER_OUTSTANDING:
+                if w.alive and w.ready and len(w.outstanding) < self.OFFER_OUTSTANDING:
                     fut: Future = Future()
                     fut.set_running_or_notify_cancel()
                     self._next_id += 1
@@ -331,7 +340,7 @@ class WorldPool:
         it is failed, and they take the world's memo lock)."""
         failed = []
         for w in self._workers:
-            while w.alive and self._queue and len(w.outstanding) < self.MAX_OUTSTANDING:
+            while w.alive and w.ready and self._queue and len(w.outstanding) < self.MAX_OUTSTANDING:
                 rid, fut, payload = self._queue.popleft()
                 if not fut.set_running_or_notify_cancel():
                     continue  # taken back by the caller
@@ -341,6 +350,12 @@ class WorldPool:
                     w.outstanding.pop(rid, None)
                     failed.append((fut, WorkerFailed(f"worker pipe: {exc}")))
         return failed
+
+    def _ready(self, w: _Worker) -> None:
+        with self._lock:
+            w.ready = True
+            failed = self._dispatch()
+        _fail(failed)
 
     def _finished(self, w: _Worker, rid: int, ok: bool) -> Future | None:
         with self._lock:
