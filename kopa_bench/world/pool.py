@@ -35,6 +35,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..client.redact import redact  # a failed request's message may quote its URL, key included
+
 log = logging.getLogger(__name__)
 
 
@@ -274,7 +276,7 @@ class WorldPool:
         try:
             return await asyncio.wrap_future(fut)
         except Exception as exc:  # noqa: BLE001 - recomputed by the caller, where the error is reported
-            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
+            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, redact(str(exc)))
             return None
         finally:
             self.stats["waited_s"] += time.perf_counter() - t
@@ -314,7 +316,7 @@ class WorldPool:
         try:
             return fut.result()
         except Exception as exc:  # noqa: BLE001 - recomputed by the caller, where the error is reported
-            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, exc)
+            log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, redact(str(exc)))
             return None
         finally:
             self.stats["waited_s"] += time.perf_counter() - t
@@ -377,7 +379,7 @@ class WorldPool:
                 failed = self._dispatch()
         if not self._closed:
             log.warning("a world worker stopped (%s: %s); its requests are computed in this process",
-                        type(exc).__name__, exc)
+                        type(exc).__name__, redact(str(exc)))
         self.stats["failed"] += len(lost)
         _fail(failed + [(f, WorkerFailed(f"the worker stopped: {exc}")) for f in lost])
 
