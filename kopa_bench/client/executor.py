@@ -158,6 +158,12 @@ class KopaClient:
         coro.close()
         raise RuntimeError("the in-process request suspended; it runs in its turn")
 
+    async def _inprocess(self, spec) -> tuple[int, dict[str, str], bytes, str]:
+        if self._asgi is None:
+            self._asgi = ASGICall(self.app)
+        a = await self._asgi.request(spec.method, spec.url, spec.params or None)
+        return a.status_code, a.headers, a.content, a.text
+
     async def _send_pooled(self, spec) -> tuple[int, dict[str, str], bytes, str]:
         """`_send` through the world pool (use_world_pool): an answer another client of the pool
         got already, else a worker with room computes it while the other episodes go on, else
@@ -168,10 +174,7 @@ class KopaClient:
             fut = pool.offer_http(spec.method, spec.url, spec.params or None)
             answer = await pool.wait(fut) if fut is not None else None
             if answer is None:
-                if self._asgi is None:
-                    self._asgi = ASGICall(self.app)
-                a = await self._asgi.request(spec.method, spec.url, spec.params or None)
-                answer = a.status_code, a.headers, a.content, a.text
+                answer = await self._inprocess(spec)
             pool.remember(key, answer)
         status, headers, content, text = answer
         return status, dict(headers), content, text  # the kept answer's headers stay as they were
@@ -185,12 +188,7 @@ class KopaClient:
             # in-process request below never suspends either, so the event loop runs everything
             # in the same order
             ahead = self._answer_ahead(spec)
-            if ahead is not None:
-                return ahead
-            if self._asgi is None:
-                self._asgi = ASGICall(self.app)
-            a = await self._asgi.request(spec.method, spec.url, spec.params or None)
-            return a.status_code, a.headers, a.content, a.text
+            return ahead if ahead is not None else await self._inprocess(spec)
         resp = await self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json)
         return resp.status_code, dict(resp.headers), resp.content, resp.text
 
