@@ -48,6 +48,7 @@ def _sql_requests(catalog) -> list[tuple]:
 @pytest.fixture(scope="module")
 def pool(world):
     p = WorldPool(world, 1)
+    assert p.wait_ready(60)  # whichever test runs first finds a worker answering
     yield p
     p.close()
 
@@ -314,6 +315,16 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
         real_close(self, wait=wait)
 
     monkeypatch.setattr(WorldPool, "close", close)
+    import kopa_bench.runner.batch as batch
+
+    real_open = batch._open_world_pool
+
+    def open_ready(clients, concurrency):  # a worker ready from the first episode: the run is short
+        pool = real_open(clients, concurrency)
+        assert pool is None or pool.wait_ready(60)
+        return pool
+
+    monkeypatch.setattr(batch, "_open_world_pool", open_ready)
     runs = {}
     for workers in (1, 0):
         monkeypatch.setenv("KOPA_WORLD_WORKERS", str(workers))

@@ -155,6 +155,7 @@ class _Worker:
         # nothing is sent before the worker says it is ready (~0.5 s to import and open the
         # world): a request sent earlier would wait for that, where its caller could compute it
         self.ready = False
+        self.started = threading.Event()  # set when ready or gone (WorldPool.wait_ready)
         _write(self.proc.stdin, (path, now))
         self.reader = threading.Thread(target=self._read_loop, name="kopa-world-worker", daemon=True)
         self.reader.start()
@@ -358,6 +359,14 @@ class WorldPool:
             w.ready = True
             failed = self._dispatch()
         _fail(failed)
+        w.started.set()
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until every worker has said it is ready or is gone; False on time-out. Not
+        needed for correctness (requests are computed here until then): for tests and timings
+        that must not count the workers' start."""
+        deadline = time.monotonic() + timeout
+        return all(w.started.wait(max(0.0, deadline - time.monotonic())) for w in self._workers)
 
     def _finished(self, w: _Worker, rid: int, ok: bool) -> Future | None:
         with self._lock:
@@ -368,6 +377,7 @@ class WorldPool:
         return fut
 
     def _worker_gone(self, w: _Worker, exc: BaseException) -> None:
+        w.started.set()  # gone: nobody waits for it to be ready
         with self._lock:
             w.alive = False
             lost, w.outstanding = list(w.outstanding.values()), {}
