@@ -67,6 +67,10 @@ def main(argv: list[str] | None = None) -> None:
                   f"{r['edge_world_taken_back']} computed here instead; waited {r['edge_world_waited_s']} s; "
                   "KOPA_WORLD_WORKERS=0 turns them off)")
         print(f"ceiling with a free world: {r['edge_free_world_ceiling_per_s']:.0f} distinct probes/s")
+    if "edge_cpu_ms_per_distinct" in r:
+        print(f"CPU per distinct probe (EDGE process {r['edge_cpu_s']} s + world workers {r['edge_worker_cpu_s']} s): "
+              f"{r['edge_cpu_ms_per_distinct']} ms; all {r['edge_cpus']} CPUs busy at that cost: "
+              f"{r['edge_cpu_ceiling_per_s']:.0f} distinct probes/s")
     if "edge_replay_distinct_per_s" in r:
         print(f"replayed distinct probes/s (execution path only, memos empty): {r['edge_replay_distinct_per_s']:.0f}"
               f"  ({r['edge_replay_calls']} calls, {r['edge_replay_ok']} ok)")

@@ -17,6 +17,8 @@ no httpx; tests/test_inprocess_fastpath.py checks it answers as httpx.ASGITransp
                           in the EDGE process (with world worker processes: what it computed itself plus
                           the time it waited for a worker; edge_world_workers, _worker_answers);
                           edge_free_world_ceiling_per_s: the rate if the world answered in no time
+                          edge_cpu_ms_per_distinct: CPU per distinct probe in EDGE's and its workers' processes;
+                          edge_cpu_ceiling_per_s: the rate all this machine's CPUs would allow at that cost
   scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
   runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
 """
@@ -122,15 +124,17 @@ def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
         world = e.client.app.state.ctx.world
         timing = time_world(world)
         r0, b0 = st.requested, st.backend
-        t0 = time.perf_counter()
+        batcher = getattr(e.executor, "batcher", None)
+        worker_cpu = lambda: batcher.pool.worker_cpu_s() if batcher and batcher.pool else 0.0  # noqa: E731
+        t0, c0, w0 = time.perf_counter(), time.process_time(), worker_cpu()
         v = Verifier(g, e.executor, e.sampler, VerifyConfig(iterations=iterations, paths_per_iter=paths))
         try:
             await v.run()
         finally:
             dt = time.perf_counter() - t0
+            timing["cpu_s"], timing["worker_cpu_s"] = time.process_time() - c0, worker_cpu() - w0
             untime_world(world)
         e.client.call = inner
-        batcher = getattr(e.executor, "batcher", None)
         batched = batcher.stats["prefetched"] if batcher else 0
         pool = batcher.pool if batcher else None
         timing["workers"] = pool.workers if pool else 0
@@ -202,7 +206,20 @@ def edge_breakdown(timing: dict, dt: float, distinct: int) -> dict:
             "edge_sql_ms_per_query": round(1000 * timing["sql_s"] / timing["sql_queries"], 3) if timing["sql_queries"] else None,
             # request path (ASGI, render, parse) plus EDGE's own sampling and bookkeeping
             "edge_outside_world_s": round(outside, 2),
-            "edge_free_world_ceiling_per_s": round(distinct / outside, 1)}
+            "edge_free_world_ceiling_per_s": round(distinct / outside, 1), **cpu_budget(timing, distinct)}
+
+
+def cpu_budget(timing: dict, distinct: int, cpus: int | None = None) -> dict:
+    """The CPU one distinct probe costs in all the run's processes (EDGE's and its world workers'),
+    and the rate this machine's CPUs would allow at that cost if every one were kept busy: the
+    bound no scheduling can pass. (2,000/s on 2 CPUs needs <= 1 ms per distinct probe.)"""
+    if "cpu_s" not in timing or not distinct:
+        return {}
+    cpus = cpus or os.cpu_count() or 1
+    total = timing["cpu_s"] + timing.get("worker_cpu_s", 0.0)
+    return {"edge_cpu_s": round(timing["cpu_s"], 2), "edge_worker_cpu_s": round(timing.get("worker_cpu_s", 0.0), 2),
+            "edge_cpu_ms_per_distinct": round(1000 * total / distinct, 3),
+            "edge_cpu_ceiling_per_s": round(cpus * distinct / total, 1) if total else None, "edge_cpus": cpus}
 
 
 def replay_probes(calls: list[tuple[str, dict]], concurrency: int = 64) -> dict:

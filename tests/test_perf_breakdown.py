@@ -1,7 +1,7 @@
 """The EDGE figure of `kopa perf` says where its time went: the world's answers and their SQL
 are clocked on the World instance during the run, and the instance is left as it was."""
 
-from benchmarks.perf_suite import edge_breakdown, time_world, untime_world
+from benchmarks.perf_suite import cpu_budget, edge_breakdown, time_world, untime_world
 
 
 def test_world_time_is_counted_per_computed_answer_and_undone(world, catalog, monkeypatch):
@@ -40,3 +40,26 @@ def test_breakdown_with_world_workers_counts_the_wait_as_world_time():
     assert b["edge_world_workers"] == 1 and b["edge_world_worker_answers"] == 900
     assert b["edge_world_taken_back"] == 100 and b["edge_world_waited_s"] == 5.0
     assert b["edge_free_world_ceiling_per_s"] == 400.0
+
+
+def test_cpu_budget_counts_every_process_and_bounds_the_rate():
+    b = edge_breakdown({"world_s": 10.0, "answers": 100, "sql_s": 8.0, "sql_queries": 50, "cpu_s": 30.0,
+                        "worker_cpu_s": 20.0}, dt=40.0, distinct=10_000)
+    assert b["edge_cpu_ms_per_distinct"] == 5.0
+    assert cpu_budget({"cpu_s": 30.0, "worker_cpu_s": 20.0}, 10_000, cpus=2)["edge_cpu_ceiling_per_s"] == 400.0
+    assert cpu_budget({"world_s": 1.0}, 10) == {}  # not measured: nothing claimed
+
+
+def test_workers_report_their_cpu(world):
+    from kopa_bench.world.pool import WorldPool
+
+    p = WorldPool(world, 1)
+    try:
+        assert p.wait_ready(60)
+        before = p.worker_cpu_s()
+        fut = p.submit_http("GET", "http://sandbox/B090041/openapi/service/SpcdeInfoService/getRestDeInfo",
+                            {"serviceKey": "x", "solYear": "2026"})
+        fut.result(timeout=60)
+        assert p.worker_cpu_s() >= before > 0  # importing and opening the world took CPU
+    finally:
+        p.close()

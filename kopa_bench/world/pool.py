@@ -97,7 +97,7 @@ def serve(inp=None, out=None) -> None:
     path, now = _read(inp)
     world = World(path, WorldClock(now))
     http = _SandboxHTTP(world)  # before saying ready: the first request must not pay for it
-    _write(out, (READY, True, None))
+    _write(out, (READY, True, None, time.process_time()))
     while True:
         try:
             rid, kind, payload = _read(inp)
@@ -111,8 +111,8 @@ def serve(inp=None, out=None) -> None:
                 answer = http.request(*payload)
         except Exception as exc:  # noqa: BLE001 - the caller recomputes and reports it
             ok, answer = False, f"{type(exc).__name__}: {exc}"[:500]
-        try:
-            _write(out, (rid, ok, answer))
+        try:  # with the CPU this worker has used so far (WorldPool.worker_cpu_s)
+            _write(out, (rid, ok, answer, time.process_time()))
         except (BrokenPipeError, OSError):
             return  # the caller is gone (closed, or killed): so is this worker
 
@@ -156,6 +156,7 @@ class _Worker:
         # world): a request sent earlier would wait for that, where its caller could compute it
         self.ready = False
         self.started = threading.Event()  # set when ready or gone (WorldPool.wait_ready)
+        self.cpu_s = 0.0  # the worker's CPU time, as of its latest message
         _write(self.proc.stdin, (path, now))
         self.reader = threading.Thread(target=self._read_loop, name="kopa-world-worker", daemon=True)
         self.reader.start()
@@ -167,7 +168,7 @@ class _Worker:
     def _read_loop(self) -> None:
         while True:
             try:
-                rid, ok, value = _read(self.proc.stdout)
+                rid, ok, value, self.cpu_s = _read(self.proc.stdout)
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 self.pool._worker_gone(self, exc)
                 return
@@ -360,6 +361,11 @@ class WorldPool:
             failed = self._dispatch()
         _fail(failed)
         w.started.set()
+
+    def worker_cpu_s(self) -> float:
+        """CPU time the workers have used, as of each one's latest answer (for `kopa perf`:
+        the CPU an EDGE run costs in all its processes)."""
+        return sum(w.cpu_s for w in self._workers)
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
         """Block until every worker has said it is ready or is gone; False on time-out. Not
