@@ -319,8 +319,8 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
 
     real_open = batch._open_world_pool
 
-    def open_ready(clients, concurrency):  # a worker ready from the first episode: the run is short
-        pool = real_open(clients, concurrency)
+    def open_ready(clients, concurrency, scripted):  # a worker ready from the first episode: the run is short
+        pool = real_open(clients, concurrency, scripted)
         assert pool is None or pool.wait_ready(60)
         return pool
 
@@ -363,3 +363,25 @@ def test_kept_answers_are_bounded_and_server_errors_are_not_kept(pool, monkeypat
     for i in range(5, 9):
         pool.remember(("GET", f"/{i}", ""), (200, {}, b"x" * 5, "x" * 5))  # 10 bytes each: 8 fit in 80
     assert sum(pool.answered(("GET", f"/{i}", "")) is not None for i in range(9)) == 3
+
+
+def test_runner_opens_workers_for_scripted_agents_or_when_asked(world, monkeypatch):
+    """A model's run waits on the model: by default only scripted agents (all CPU) get workers;
+    KOPA_WORLD_WORKERS asks for them with any agent; one episode at a time never gets them."""
+    from kopa_bench.client import KopaClient
+    from kopa_bench.runner.batch import _open_world_pool
+
+    client = KopaClient(world=world)
+    monkeypatch.delenv("KOPA_WORLD_WORKERS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert _open_world_pool([client], 8, scripted=False) is None
+    assert _open_world_pool([client], 1, scripted=True) is None
+    pool = _open_world_pool([client], 8, scripted=True)
+    assert pool is not None and pool.workers == 1
+    pool.close()
+    monkeypatch.setenv("KOPA_WORLD_WORKERS", "1")
+    pool = _open_world_pool([KopaClient(world=world)], 8, scripted=False)
+    assert pool is not None
+    pool.close()
+    monkeypatch.setenv("KOPA_WORLD_WORKERS", "0")
+    assert _open_world_pool([KopaClient(world=world)], 8, scripted=True) is None

@@ -351,13 +351,17 @@ async def run_benchmark_async(
         lock.release()
 
 
-def _open_world_pool(clients: list[Any], concurrency: int):
+def _open_world_pool(clients: list[Any], concurrency: int, scripted: bool):
     """World worker processes (world/pool.py; `KOPA_WORLD_WORKERS`, default one per CPU beyond
     this one, at most 4) for concurrent episodes on the default in-process sandbox: each request
     is handed to a worker as it is sent, so the world's work (DuckDB, the generators, rendering)
     runs beside the episodes' own. Answers are the same bytes; None when it cannot help (one
-    episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server)."""
-    if concurrency < 2:
+    episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server).
+    By default only for scripted agents (oracle, first-call), whose runs are all CPU: a model's
+    run waits on the model, and a starting worker only takes CPU from it (kopa perf's runner
+    figure, a fake model with 100 ms latency: 0.82-0.85 N with a worker, 0.86-0.92 N without).
+    Setting `KOPA_WORLD_WORKERS` asks for workers with any agent."""
+    if concurrency < 2 or not (scripted or "KOPA_WORLD_WORKERS" in os.environ):
         return None
     from kopa_bench.client import KopaClient
     from kopa_bench.world.pool import WorldPool, default_workers
@@ -414,7 +418,7 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
         backend.bind(all_tasks, gold_client)
     gold = GoldCache(gold_client, shared=_scripted_gold(backend, gold_client))
     agent_client = spec.agent_client()
-    pool = _open_world_pool([gold_client, agent_client], concurrency)
+    pool = _open_world_pool([gold_client, agent_client], concurrency, scripted=hasattr(backend, "bind"))
     writer = EpisodeWriter(out / EPISODES)
     sem = asyncio.Semaphore(concurrency)
     scores: list[EpisodeScore] = []
