@@ -359,7 +359,7 @@ def _open_world_pool(clients: list[Any], concurrency: int, scripted: bool):
     episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server).
     By default only for scripted agents (oracle, first-call), whose runs are all CPU: a model's
     run waits on the model, and a starting worker only takes CPU from it (kopa perf's runner
-    figure, a fake model with 100 ms latency: 0.82-0.85 N with a worker, 0.86-0.92 N without).
+    figure, a fake model with 100 ms latency: 0.82-0.85 N with a worker, 0.88-0.90 N without).
     Setting `KOPA_WORLD_WORKERS` asks for workers with any agent."""
     if concurrency < 2 or not (scripted or "KOPA_WORLD_WORKERS" in os.environ):
         return None
