@@ -350,19 +350,46 @@ def test_a_client_uses_the_pool_only_for_the_default_sandbox_on_the_pools_world(
     assert not KopaClient(world=world).use_world_pool(None)
 
 
-def test_kept_answers_are_bounded_and_server_errors_are_not_kept(pool, monkeypatch):
-    monkeypatch.setattr(pool, "MAX_ANSWERS", 3)
-    monkeypatch.setattr(pool, "MAX_ANSWER_BYTES", 80)
-    pool.remember(("GET", "/boom", ""), (500, {}, b"x", "x"))
-    assert pool.answered(("GET", "/boom", "")) is None
-    pool.remember(("GET", "/huge", ""), (200, {}, b"x" * 20, "x" * 20))  # over an eighth of the bytes
-    assert pool.answered(("GET", "/huge", "")) is None
+def test_kept_answers_are_bounded_and_server_errors_are_not_kept():
+    """Worker answers join the sandbox's answer memo (AnswerStore.put_answer), under its bounds."""
+    from kopa_bench.sandbox.memo import AnswerStore
+
+    store = AnswerStore(max_bytes=80, max_entries=3)
+    store.put_answer(("GET", "/boom", ""), 500, {}, b"x")
+    assert store.get(("GET", "/boom", "")) is None
+    store.put_answer(("GET", "/huge", ""), 200, {}, b"x" * 20)  # over an eighth of the bytes
+    assert store.get(("GET", "/huge", "")) is None
     for i in range(5):
-        pool.remember(("GET", f"/{i}", ""), (200, {}, b"ab", "ab"))
-    assert [pool.answered(("GET", f"/{i}", "")) is not None for i in range(5)] == [False, False, True, True, True]
+        store.put_answer(("GET", f"/{i}", ""), 200, {}, b"ab")
+    assert [store.get(("GET", f"/{i}", "")) is not None for i in range(5)] == [False, False, True, True, True]
     for i in range(5, 9):
-        pool.remember(("GET", f"/{i}", ""), (200, {}, b"x" * 5, "x" * 5))  # 10 bytes each: 8 fit in 80
-    assert sum(pool.answered(("GET", f"/{i}", "")) is not None for i in range(9)) == 3
+        store.put_answer(("GET", f"/{i}", ""), 200, {}, b"x" * 5)
+    assert sum(store.get(("GET", f"/{i}", "")) is not None for i in range(9)) == 3
+
+
+def test_a_kept_worker_answer_replays_as_the_client_read_it(world):
+    """A worker's answer put in the memo is replayed by the app with the same status, header
+    dict, body and text the client had read."""
+    import asyncio
+
+    from kopa_bench.client import KopaClient
+    from kopa_bench.client.inprocess import ASGICall
+    from kopa_bench.sandbox.memo import ResponseMemo
+
+    from edge_synth.env import WorldBatcher
+
+    client = KopaClient(world=world)
+    asgi = ASGICall(client.app)
+    spec = WorldBatcher(client, batch=False).request_spec("airkorea_getMsrstnList", {"addr": "서울"})
+    args = (spec.method, spec.url, spec.params)
+    first = asyncio.run(asgi.request(*args))
+    assert first.status_code == 200 and "charset" in first.headers["content-type"] and len(first.content) > 500
+    store = client.app.state.answers
+    key = ResponseMemo._key(asgi.scope(*args))
+    store.clear()
+    store.put_answer(key, first.status_code, first.headers, first.content)
+    again = asyncio.run(asgi.request(*args))
+    assert store.hits >= 1 and again == first
 
 
 def test_runner_opens_workers_for_scripted_agents_or_when_asked(world, monkeypatch):

@@ -23,6 +23,7 @@ from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
 from ..protocols.base import Parsed, get_protocol, model_args_problem
 from .cache import CacheMiss, ReplayCache
 from . import parse_memo
+from ..sandbox.memo import ResponseMemo
 from .inprocess import ASGICall, query_string
 from .redact import redact, register_secret
 from .result import ToolErrorInfo, ToolResult
@@ -165,19 +166,23 @@ class KopaClient:
         return a.status_code, a.headers, a.content, a.text
 
     async def _send_pooled(self, spec) -> tuple[int, dict[str, str], bytes, str]:
-        """`_send` through the world pool (use_world_pool): an answer another client of the pool
-        got already, else a worker with room computes it while the other episodes go on, else
-        this process does."""
-        pool, key = self._pool, _request_key(spec)
-        answer = pool.answered(key)
-        if answer is None:
-            fut = pool.offer_http(spec.method, spec.url, spec.params or None)
-            answer = await pool.wait(fut) if fut is not None else None
-            if answer is None:
-                answer = await self._inprocess(spec)
-            pool.remember(key, answer)
-        status, headers, content, text = answer
-        return status, dict(headers), content, text  # the kept answer's headers stay as they were
+        """`_send` through the world pool (use_world_pool). An answer the sandbox's memo holds
+        (one memo for every app on this world: the run's gold and agent clients share it,
+        sandbox/app.py) is replayed from there; else a worker with room computes it while the
+        other episodes go on, and its answer joins that memo, which it would otherwise never
+        reach; else this process computes it."""
+        if self._asgi is None:
+            self._asgi = ASGICall(self.app)
+        answers = self.app.state.answers
+        key = ResponseMemo._key(self._asgi.scope(spec.method, spec.url, spec.params or None))
+        if key is not None and answers.get(key) is None:
+            fut = self._pool.offer_http(spec.method, spec.url, spec.params or None)
+            answer = await self._pool.wait(fut) if fut is not None else None
+            if answer is not None:
+                status, headers, content, _ = answer
+                answers.put_answer(key, status, headers, content)
+                return answer
+        return await self._inprocess(spec)
 
     async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
         """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""

@@ -45,6 +45,17 @@ class AnswerStore:
                 _, (_, old) = self._memo.popitem(last=False)
                 self._bytes -= len(old)
 
+    def put_answer(self, key: tuple, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Keep an answer read back as a client reads it (lower-cased header dict, as ASGICall
+        and httpx give it): a world worker's answer to the benchmark runner, which this process's
+        app did not render. Replayed, its headers decode to the same dict. Server errors are not
+        kept, as ResponseMemo keeps none."""
+        if status >= 500:
+            return
+        start = {"type": "http.response.start", "status": status,
+                 "headers": [(k.encode("utf-8"), v.encode("utf-8")) for k, v in headers.items()]}
+        self.put(key, start, body)
+
     def clear(self) -> None:
         with self._lock:
             self._memo.clear()

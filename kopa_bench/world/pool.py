@@ -30,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -195,7 +195,6 @@ class WorldPool:
     # offer_http (the runner's concurrent episodes): a worker takes up to this many at once.
     # Oracle over the test split, 8 episodes, one worker on 2 CPUs: 2 -> 2.37 s, 4 -> 2.04 s
     OFFER_OUTSTANDING = 4
-    MAX_ANSWERS, MAX_ANSWER_BYTES = 4096, 64 * 2 ** 20  # whole answers kept for other clients (remember)
 
     def __init__(self, world, workers: int):
         if workers < 1:
@@ -211,8 +210,6 @@ class WorldPool:
                       "waited_s": 0.0}
         now = world.clock.now().isoformat()
         self.world_path, self.world_now = str(world.path), now  # what a client must serve to use it
-        self._answers: OrderedDict[tuple, tuple] = OrderedDict()  # answered / remember
-        self._answer_bytes = 0
         self._workers = [_Worker(self, str(world.path), now) for _ in range(workers)]
         self.workers = workers
 
@@ -224,7 +221,7 @@ class WorldPool:
         """One whole in-process sandbox request (routing, validation, world answer, rendering):
         (status, headers, content, text), as `ASGICall.request` gives them. Only for callers whose
         sandbox is the default one (catalog, keys, no faults): the worker's is."""
-        return self._submit("http", (method, url, dict(params) if params else None))
+        return self._submit("http", _http_job(method, url, params))
 
     def offer_http(self, method: str, url: str, params: dict[str, Any] | None) -> Future | None:
         """For callers that can await (the benchmark runner, `KopaClient.use_world_pool`): a whole
@@ -239,7 +236,7 @@ class WorldPool:
                     fut.set_running_or_notify_cancel()
                     self._next_id += 1
                     try:
-                        w.send(self._next_id, fut, ("http", (method, url, dict(params) if params else None)))
+                        w.send(self._next_id, fut, ("http", _http_job(method, url, params)))
                     except (OSError, ValueError):  # that worker died; its reader reports it
                         w.outstanding.pop(self._next_id, None)
                         continue
@@ -247,41 +244,15 @@ class WorldPool:
                     return fut
         return None
 
-    def answered(self, key: tuple) -> Any | None:
-        """A whole answer some client of this pool got before (`remember`), or None."""
-        with self._lock:
-            hit = self._answers.get(key)
-            if hit is not None:
-                self._answers.move_to_end(key)
-            return hit
-
-    def remember(self, key: tuple, answer: tuple) -> None:
-        """Keep a whole answer for the pool's other clients. The benchmark's gold client and agent
-        client ask the same questions; a worker's answer does not reach this process's world memo,
-        so without this the second asker would compute it again. Server errors are not kept."""
-        size = len(answer[2]) + len(answer[3])
-        if answer[0] >= 500 or size > self.MAX_ANSWER_BYTES // 8:
-            return
-        with self._lock:
-            if key in self._answers:
-                return
-            self._answers[key] = answer
-            self._answer_bytes += size
-            while len(self._answers) > self.MAX_ANSWERS or self._answer_bytes > self.MAX_ANSWER_BYTES:
-                _, old = self._answers.popitem(last=False)
-                self._answer_bytes -= len(old[2]) + len(old[3])
-
     async def wait(self, fut: Future) -> Any | None:
         """The answer to an offered request, awaited (the event loop runs the other episodes
-        meanwhile); None if the worker failed: the caller computes it and meets the error."""
-        t = time.perf_counter()
+        meanwhile, so nothing is counted as waited); None if the worker failed: the caller
+        computes it and meets the error."""
         try:
             return await asyncio.wrap_future(fut)
         except Exception as exc:  # noqa: BLE001 - recomputed by the caller, where the error is reported
             log.debug("world worker failed (%s: %s); computing here", type(exc).__name__, redact(str(exc)))
             return None
-        finally:
-            self.stats["waited_s"] += time.perf_counter() - t
 
     def _submit(self, kind: str, payload: tuple) -> Future:
         fut: Future = Future()
@@ -422,6 +393,10 @@ class WorldPool:
                 w.proc.kill()
                 w.proc.wait()
             w.reader.join(timeout=5)
+
+
+def _http_job(method: str, url: str, params: dict[str, Any] | None) -> tuple:
+    return method, url, dict(params) if params else None
 
 
 def _fail(failed: list[tuple[Future, BaseException]]) -> None:
