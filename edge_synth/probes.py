@@ -590,9 +590,12 @@ def record_categories(recs: list[dict], sample: int = 100) -> dict[str, int]:
 
 class RetryOrder:
     """The order in which records of one answer of A are retried (:func:`next_record`), with the
-    work shared across the retries of that answer: the categorical fields, each record's values
-    of them as text, and the values the tried records had (grown as records are tried).
-    Recomputing them for every retry was the largest share of EDGE's own CPU."""
+    work shared across the retries of that answer: the categorical fields, the values the tried
+    records had, the untried records' positions, and each scored record's values as text and
+    novelty score. A score is recomputed only when a tried record brings a value that record has
+    (most retries bring none: a verification calls this ~190,000 times, mostly for records whose
+    tested value was tried already). Recomputing all of it for every retry was the largest share
+    of EDGE's own CPU."""
 
     def __init__(self, recs: list[dict], sample: int = 100, cats: dict[str, int] | None = None):
         self.recs = recs
@@ -600,33 +603,57 @@ class RetryOrder:
         self.cats = record_categories(recs, sample) if cats is None else cats
         self.fields = list(self.cats)
         self.weights = [1.0 / self.cats[f] for f in self.fields]
-        self.full = sum(self.weights)  # a record none of whose values was tried scores this
-        self.texts: dict[int, tuple[str, ...]] = {}
         self.seen: list[set[str]] = [set() for _ in self.fields]
-        self.used_ids: set[int] = set()
+        self.left = list(range(len(recs)))  # positions of the untried records, in answer order
+        self.where: dict[int, list[int]] | None = None  # id(record) -> its positions; built on first use
+        self.texts: list[tuple[str, ...] | None] = [None] * len(recs)
+        self.scores: list[float | None] = [None] * len(recs)  # novelty of the records scored so far
+        self.holders: dict[tuple[int, str], list[int]] = {}  # (field, value) -> scored positions with it
         self.absorbed = 0
 
+    def _novelty(self, texts: tuple[str, ...]) -> float:
+        return sum(w for w, v, seen in zip(self.weights, texts, self.seen) if v not in seen)
+
+    def _score(self, i: int) -> None:
+        r = self.recs[i]
+        texts = self.texts[i] = tuple(str(r.get(f)) for f in self.fields)
+        for k in enumerate(texts):
+            self.holders.setdefault(k, []).append(i)
+        self.scores[i] = self._novelty(texts)
+
+    def _absorb(self, new: list[dict]) -> None:
+        """Take in the records tried since the last call: they leave `left`; a value no tried
+        record had before lowers the score of the scored records that have it."""
+        if self.where is None:
+            self.where = {}
+            for i, r in enumerate(self.recs):
+                self.where.setdefault(id(r), []).append(i)
+        stale: set[int] = set()
+        for u in new:
+            for i in self.where.pop(id(u), ()):
+                self.left.remove(i)
+            for k, (f, seen) in enumerate(zip(self.fields, self.seen)):
+                v = str(u.get(f))
+                if v not in seen:
+                    seen.add(v)
+                    stale.update(self.holders.pop((k, v), ()))  # seen for good: later scores see it
+        for i in stale:
+            self.scores[i] = self._novelty(self.texts[i])
+
     def next(self, used: list[dict], rng: random.Random) -> dict | None:
-        for u in used[self.absorbed:]:  # `used` only grows: take in the records tried since
-            self.used_ids.add(id(u))
-            for f, seen in zip(self.fields, self.seen):
-                seen.add(str(u.get(f)))
-        self.absorbed = len(used)
-        left = [r for r in self.recs if id(r) not in self.used_ids]
-        if not left:
+        if len(used) > self.absorbed:  # `used` only grows
+            self._absorb(used[self.absorbed:])
+            self.absorbed = len(used)
+        if not self.left:
             return None
-        pick = rng.sample(left, min(len(left), self.sample))
-        best, best_score = None, -1.0
-        for r in pick:  # the first record of the highest novelty, as max(pick, key=novelty) would choose
-            vals = self.texts.get(id(r))
-            if vals is None:
-                vals = self.texts[id(r)] = tuple(str(r.get(f)) for f in self.fields)
-            score = sum(w for w, v, s in zip(self.weights, vals, self.seen) if v not in s)
-            if score > best_score:
-                best, best_score = r, score
-                if score == self.full:
-                    break  # the same sum over every field: no later record can score higher
-        return best
+        # sampling positions instead of records draws the same random numbers (random.sample
+        # reads only the population's length) and lets max() read scores without a Python key
+        pick = rng.sample(self.left, min(len(self.left), self.sample))
+        scores = self.scores
+        for i in pick:
+            if scores[i] is None:
+                self._score(i)
+        return self.recs[max(pick, key=scores.__getitem__)]  # the first of the highest novelty
 
 
 def next_record(recs: list[dict], used: list[dict], rng: random.Random, sample: int = 100,
