@@ -60,6 +60,7 @@ class SeedSampler:
         self.by_kind: dict[str, list[str]] = defaultdict(list)
         self._seen: set[tuple[str, str]] = set()
         self._harvested: dict[int, list] = {}  # id -> the answer's record list (harvest_answer)
+        self._categories: dict[int, tuple[list, dict[str, int]]] = {}  # id -> (records, categories_of)
         self.param_kind: dict[tuple[str, str], str] = {}
         self._gen = 0
         self._pool_cache: dict[tuple, list] = {}
@@ -150,6 +151,15 @@ class SeedSampler:
             return
         self._harvested[id(records)] = records  # kept, so the id is not reused by another list
         self.harvest(tool, records, field_kinds)
+
+    def categories_of(self, records: list[dict]) -> dict[str, int]:
+        """:func:`record_categories` of an executed answer's records, computed once per answer
+        (ToolResult.records, memoised by the executor: the probes of every arm out of one answer
+        share it; the list is kept so its id is not reused)."""
+        hit = self._categories.get(id(records))
+        if hit is None or hit[0] is not records:
+            hit = self._categories[id(records)] = (records, record_categories(records))
+        return hit[1]
 
     def harvest(self, tool: str, records: list[dict], field_kinds: dict[str, str] | None = None) -> None:
         for r in records[:100]:
@@ -500,7 +510,9 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
         # show the link is wrong: another record of the same answer is tried (`record_tries`),
         # the one most unlike the records tried so far
         if record_tries > 1 and order is None:
-            order = RetryOrder(recs)
+            # every record carries the source fields (the usual case): recs is the answer itself
+            same = len(recs) == len(a_result.records)
+            order = RetryOrder(recs, cats=sampler.categories_of(a_result.records) if same else None)
         rec = order.next(used, rng) if record_tries > 1 else None
     pr.records_tried = len(tried)
     return pr

@@ -53,10 +53,10 @@ def _depth_at(sql: str, pos: int) -> int:
     return depth
 
 
-def eq_predicates(sql: str, names: list[str]) -> list[EqPredicate] | None:
-    """The top-level `column = $name` conjuncts of the WHERE, one per parameter, or None unless
-    every parameter is used exactly once and only that way (then the plan is keyed)."""
-    if not names or "--" in sql or "/*" in sql:
+def _where_and_order(sql: str) -> tuple[list[tuple[int, str]], int, int] | None:
+    """(top-level words, the single WHERE's position, ORDER BY's position or the end) of a plain
+    SELECT whose WHERE is a conjunction at the top; None for any other shape."""
+    if "--" in sql or "/*" in sql:
         return None
     try:
         words = _top_level_words(sql)
@@ -69,21 +69,50 @@ def eq_predicates(sql: str, names: list[str]) -> list[EqPredicate] | None:
         return None
     order = next((p for k, (p, w) in enumerate(words) if w == "ORDER" and k + 1 < len(words)
                   and words[k + 1][1] == "BY"), len(sql))
-    preds = []
-    for name in names:
-        uses = list(re.finditer(r"\$" + re.escape(name) + r"(?![A-Za-z0-9_])", sql))
-        found = [m for m in re.finditer(r"(\(\s*)?(" + _EXPR + r")\s*=\s*\$" + re.escape(name)
-                                        + r"(?![A-Za-z0-9_])(\s*\))?", sql)]
-        if len(uses) != 1 or len(found) != 1:
-            return None
-        m = found[0]
-        if bool(m.group(1)) != bool(m.group(3)) or not where[0] < m.start() < order:
-            return None
-        if _depth_at(sql, m.start()) != 0 or not _WORD_BEFORE.search(sql[:m.start()]) \
-                or not _WORD_AFTER.match(sql[m.end():]):
-            return None
-        preds.append(EqPredicate(name, m.group(2), m.start(), m.end()))
-    return preds
+    return words, where[0], order
+
+
+def _eq_conjunct(sql: str, name: str, where: int, order: int) -> EqPredicate | None:
+    """`$name` as the one top-level `column = $name` conjunct of the WHERE, if it is used only so."""
+    uses = list(re.finditer(r"\$" + re.escape(name) + r"(?![A-Za-z0-9_])", sql))
+    found = [m for m in re.finditer(r"(\(\s*)?(" + _EXPR + r")\s*=\s*\$" + re.escape(name)
+                                    + r"(?![A-Za-z0-9_])(\s*\))?", sql)]
+    if len(uses) != 1 or len(found) != 1:
+        return None
+    m = found[0]
+    if bool(m.group(1)) != bool(m.group(3)) or not where < m.start() < order:
+        return None
+    if _depth_at(sql, m.start()) != 0 or not _WORD_BEFORE.search(sql[:m.start()]) \
+            or not _WORD_AFTER.match(sql[m.end():]):
+        return None
+    return EqPredicate(name, m.group(2), m.start(), m.end())
+
+
+def eq_predicates(sql: str, names: list[str]) -> list[EqPredicate] | None:
+    """The top-level `column = $name` conjuncts of the WHERE, one per parameter, or None unless
+    every parameter is used exactly once and only that way (then the plan is keyed)."""
+    shape = _where_and_order(sql) if names else None
+    if shape is None:
+        return None
+    _, where, order = shape
+    preds = [_eq_conjunct(sql, name, where, order) for name in names]
+    return None if any(p is None for p in preds) else preds
+
+
+def eq_conjuncts(sql: str, names: list[str]) -> tuple[list[EqPredicate], str] | None:
+    """(the parameters used exactly once, as a top-level `column = $name` conjunct of the WHERE,
+    whatever the others do; the statement's FROM clause), or None when there is none or the
+    statement has another shape. A row of the FROM clause whose columns differ from those
+    parameters' values cannot be in the answer (see KeyUniverse)."""
+    shape = _where_and_order(sql) if names else None
+    if shape is None:
+        return None
+    words, where, order = shape
+    preds = [p for p in (_eq_conjunct(sql, name, where, order) for name in names) if p is not None]
+    from_pos = next((p for p, w in words if w == "FROM"), None)
+    if not preds or from_pos is None or from_pos > where:
+        return None
+    return preds, sql[from_pos:where]
 
 
 def key_domain_sql(sql: str, preds: list[EqPredicate]) -> tuple[str, str]:
@@ -145,3 +174,53 @@ def build_index(con, sql: str, names: list[str], plan: BatchPlan | None, max_row
     order = [p.name for p in preds]
     columns, parts = run_partitions(con, plan, [dict(zip(order, k)) for k in keys])
     return KeyIndex(order, columns, {k: part for k, part in zip(keys, parts) if part[0]})
+
+
+class KeyUniverse:
+    """The values a plan's equality conjuncts can meet: every key the rows of its FROM clause
+    hold. A request whose key is not among them has an empty answer (total 0, on every page)
+    whatever its other parameters, so no query is needed: ~40% of an EDGE verification's world
+    queries of such plans ask for a statistic code, a station or a bill that does not exist.
+
+    Exactness: the plan is a plain SELECT ... FROM ... WHERE conjunction (eq_conjuncts; no
+    aggregate: build_universe checks that the plan returns no row for an absent key), and
+    the parameters must be text and the columns VARCHAR (DuckDB compares VARCHAR exactly, as
+    Python does; a text parameter meeting a numeric or ENUM column would be cast, so such plans
+    keep their queries)."""
+
+    def __init__(self, names: list[str], keys: frozenset[tuple]):
+        self.names = names
+        self.keys = keys
+
+    def excludes(self, bound: dict[str, Any]) -> bool:
+        key = tuple(bound.get(n) for n in self.names)
+        return all(isinstance(v, str) for v in key) and key not in self.keys
+
+
+def build_universe(con, sql: str, names: list[str], max_keys: int,
+                   cache: dict[tuple, frozenset | None] | None = None) -> KeyUniverse | None:
+    """The KeyUniverse of a specialised plan, or None where it has no equality conjunct, its
+    FROM clause needs a parameter, its keys are not all text, there are more than `max_keys`,
+    or it answers a row when no FROM row matches (an aggregate). `cache` shares the keys of one
+    FROM clause and columns between plans."""
+    found = eq_conjuncts(sql, names)
+    if found is None:
+        return None
+    preds, from_clause = found
+    ck = (from_clause, tuple(p.expr for p in preds))
+    keys = cache.get(ck, ...) if cache is not None else ...
+    if keys is ...:
+        exprs = ", ".join(p.expr for p in preds)
+        cur = con.execute(f"SELECT DISTINCT {exprs} {from_clause} LIMIT {int(max_keys) + 1}")
+        varchar = all(str(d[1]) == "VARCHAR" for d in cur.description)  # not an ENUM: it casts (and may fail)
+        rows = [k for k in cur.fetchall() if None not in k]  # a NULL column equals no parameter
+        keys = frozenset(rows) if varchar and len(rows) <= max_keys else None
+        if cache is not None:
+            cache[ck] = keys
+    if keys is None:
+        return None
+    absent = {n: None for n in names}
+    absent.update({p.name: "\x00kopa: no such key" for p in preds})
+    if con.execute(f"SELECT count(*) FROM ({sql}) AS q", absent).fetchone()[0] != 0:
+        return None  # rows without a matching FROM row: not a plain selection (an aggregate)
+    return KeyUniverse([p.name for p in preds], keys)

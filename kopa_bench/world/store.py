@@ -17,7 +17,7 @@ from filelock import FileLock
 from .batch import BatchPlan, build_plan, closing_quote, run_batch, type_signature
 from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
 from .clock import WorldClock
-from .keyindex import KeyIndex, build_index
+from .keyindex import KeyIndex, KeyUniverse, build_index, build_universe
 
 log = logging.getLogger(__name__)
 _PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -111,6 +111,12 @@ class World:
     KEY_INDEX_AFTER = 16
     KEY_INDEX_MAX_ROWS = 60_000  # one plan's answers over all its keys
     KEY_INDEX_BUDGET = 200_000  # all plans' indexed rows together
+    # Plans with an equality on some parameters answer a key that no row holds without a query
+    # (world/keyindex.py KeyUniverse), once they have run KEY_UNIVERSE_AFTER queries; also under
+    # KOPA_WORLD_INDEX. An EDGE verification asks ~1,800 such questions (a third of its queries'
+    # time on plans with an equality conjunct).
+    KEY_UNIVERSE_AFTER = 4
+    KEY_UNIVERSE_MAX = 100_000  # keys of one FROM clause and columns
 
     def __init__(self, path: Path, clock: WorldClock | None = None):
         self.path = Path(path)
@@ -137,9 +143,11 @@ class World:
         self._batch_plans: dict[str, BatchPlan | None] = {}  # specialised SQL -> its batched form
         self.batch_stats = {"queries": 0, "answers": 0, "declined": 0, "errors": 0}
         self._key_uses: dict[str, int] = {}  # specialised SQL -> single queries it ran
+        self._universe: dict[str, KeyUniverse | None] = {}  # specialised SQL -> its keys
+        self._universe_keys: dict[tuple, frozenset | None] = {}  # (FROM clause, columns) -> keys
         self._key_index: dict[str, KeyIndex | None] = {}
         self._key_lock = threading.Lock()
-        self.key_stats = {"indexes": 0, "rows": 0, "answers": 0, "declined": 0}
+        self.key_stats = {"indexes": 0, "rows": 0, "answers": 0, "declined": 0, "universes": 0, "absent": 0}
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -367,7 +375,32 @@ class World:
             ans = self._from_key_index(sql, names, bound, offset, limit)
             if ans is not None:
                 return ans
+            if self._key_absent(sql, names, bound):
+                return [], 0  # what _window_page gives on any page when no row matches
         return self._window_page(sql, bound, offset, limit)
+
+    def _key_absent(self, sql: str, names: list[str], bound: dict[str, Any], build_after: int | None = None) -> bool:
+        """Whether the plan's key universe (built once the plan has run enough queries) shows no
+        row can match these parameters."""
+        uni = self._universe.get(sql, ...)
+        if uni is ...:
+            uses = self._key_uses.get(sql, 0)  # counted by _from_key_index, which runs first
+            if uses < (self.KEY_UNIVERSE_AFTER if build_after is None else build_after):
+                return False
+            with self._key_lock:
+                uni = self._universe.get(sql, ...)
+                if uni is ...:
+                    try:
+                        uni = build_universe(self.con, sql, names, self.KEY_UNIVERSE_MAX, self._universe_keys)
+                    except duckdb.Error as exc:  # e.g. the FROM clause needs a parameter
+                        log.debug("no key universe for %.80s: %s", sql, exc)
+                        uni = None
+                    self._universe[sql] = uni
+                    self.key_stats["universes"] += uni is not None
+        if uni is None or not uni.excludes(bound):
+            return False
+        self.key_stats["absent"] += 1
+        return True
 
     def _from_key_index(self, sql: str, names: list[str], bound: dict[str, Any], offset: int,
                         limit: int | None, build_after: int | None = None) -> tuple[list[dict[str, Any]], int] | None:
