@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 
 import pytest
@@ -120,6 +121,24 @@ def test_a_dead_worker_loses_nothing(world, catalog, caplog):
     finally:
         p.close()
         world.clear_memo()
+
+
+def test_open_pools_lower_the_thread_switch_interval_and_closing_restores_it(world):
+    from kopa_bench.world.pool import READER_SWITCH_S
+
+    before = sys.getswitchinterval()
+    a = WorldPool(world, 1)
+    try:
+        assert sys.getswitchinterval() == min(before, READER_SWITCH_S)
+        b = WorldPool(world, 1)
+        b.close(wait=False)
+        assert sys.getswitchinterval() == min(before, READER_SWITCH_S)  # `a` is still open
+        b.close()  # a second close changes nothing
+    finally:
+        a.close()
+    assert sys.getswitchinterval() == before
+    a.close()
+    assert sys.getswitchinterval() == before
 
 
 def test_worker_count_from_the_environment(monkeypatch):
