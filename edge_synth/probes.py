@@ -628,7 +628,7 @@ class RetryOrder:
 
     def _score(self, i: int) -> None:
         r = self.recs[i]
-        texts = self.texts[i] = tuple(str(r.get(f)) for f in self.fields)
+        texts = self.texts[i] = tuple(map(str, map(r.get, self.fields)))
         for k in enumerate(texts):
             self.holders.setdefault(k, []).append(i)
         self.scores[i] = self._novelty(texts)
@@ -637,9 +637,12 @@ class RetryOrder:
         """Take in the records tried since the last call: they leave `left`; a value no tried
         record had before lowers the score of the scored records that have it."""
         if self.where is None:
-            self.where = {}
-            for i, r in enumerate(self.recs):
-                self.where.setdefault(id(r), []).append(i)
+            where = {id(r): [i] for i, r in enumerate(self.recs)}
+            if len(where) < len(self.recs):  # one record object at several positions: keep them all
+                where = {}
+                for i, r in enumerate(self.recs):
+                    where.setdefault(id(r), []).append(i)
+            self.where = where
         stale: set[int] = set()
         for u in new:
             for i in self.where.pop(id(u), ()):

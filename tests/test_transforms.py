@@ -346,3 +346,19 @@ def test_import_does_not_load_refdata():
             "print(mod._neis_by_sido.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(out.strip()) == 0
+
+
+def test_memoised_date_transforms_answer_as_before_and_keep_raising():
+    """Date transforms memoise text and integer inputs (EDGE binds the same dates many times);
+    the answers, types kept apart (True is not 1) and errors must stay those of the conversion."""
+    for _ in range(2):  # the second round is answered from the memo
+        assert apply_transform("yyyymmdd", "2024-10-03") == "20241003"
+        assert apply_transform("yyyymmdd", 20241003) == "20241003"
+        assert apply_transform("yyyymm", "20241003") == "202410"
+        assert apply_transform("yyyy_mm_dd", date(2024, 10, 3)) == "2024-10-03"
+        assert apply_transform("yyyy_mm_dd", datetime(2024, 10, 3, 23, 0)) == "2024-10-03"
+        for bad in ("2024-13-01", True, "not a date"):
+            with pytest.raises(ValueError):
+                apply_transform("yyyymmdd", bad)
+        with pytest.raises(ValueError):
+            apply_transform("yyyymmdd", ["20241003"])  # unhashable: converted (and refused) directly

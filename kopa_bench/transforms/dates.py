@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -38,7 +39,16 @@ def _to_date(value: Any) -> date:
 
 
 def _date_transform(name: str, description: str, fmt: Callable[[date], str]) -> None:
-    _register(name, description, "date", "text")(lambda value: fmt(_to_date(value)))
+    # Memoised for the text and integer dates records hold (EDGE binds the same dates hundreds of
+    # thousands of times); `typed` keeps True apart from 1. Anything else is converted each time.
+    @lru_cache(maxsize=8192, typed=True)
+    def memo(value: str | int) -> str:
+        return fmt(_to_date(value))
+
+    def convert(value: Any) -> str:
+        return memo(value) if isinstance(value, (str, int)) else fmt(_to_date(value))
+
+    _register(name, description, "date", "text")(convert)
 
 
 _date_transform("yyyymmdd", "Date as YYYYMMDD ('2024-10-03' -> '20241003').", lambda d: d.strftime("%Y%m%d"))
