@@ -322,6 +322,7 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
     (KopaClient.use_world_pool): episodes interleave differently, but every episode, its tool
     results and its score are the ones a run without workers gives."""
     from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.sandbox.app import forget_answers
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world.pool import WorldPool
 
@@ -348,6 +349,7 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
     for workers in (1, 0):
         monkeypatch.setenv("KOPA_WORLD_WORKERS", str(workers))
         world.clear_memo()
+        forget_answers(world)  # else answers rendered by earlier tests never reach the pool
         res = run_benchmark(tasks, "oracle", tmp_path / f"w{workers}", concurrency=8, world=world)
         assert res.run["summary"]["world_workers"] == workers
         eps = [json.loads(line) for line in (tmp_path / f"w{workers}" / "episodes.jsonl").read_text("utf-8").splitlines()]

@@ -45,6 +45,15 @@ def _shared_answers(world: World, catalog: Catalog, keys) -> AnswerStore:
         return hit[2]
 
 
+def forget_answers(world: World) -> None:
+    """Clear the rendered answers every app on `world` shares (what `World.clear_memo` does for the
+    world's own memo): for tests and benchmarks that need requests to reach the world again."""
+    with _answer_lock:
+        stores = [store for w, _, store in _answer_stores.values() if w is world]
+    for store in stores:
+        store.clear()
+
+
 def create_app(world: World | None = None, catalog: Catalog | None = None, keys=None,
                faults: FaultConfig | None = None) -> Starlette:
     catalog = catalog or get_catalog()
