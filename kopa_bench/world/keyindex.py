@@ -179,8 +179,8 @@ def build_index(con, sql: str, names: list[str], plan: BatchPlan | None, max_row
 class KeyUniverse:
     """The values a plan's equality conjuncts can meet: every key the rows of its FROM clause
     hold. A request whose key is not among them has an empty answer (total 0, on every page)
-    whatever its other parameters, so no query is needed: ~40% of an EDGE verification's world
-    queries of such plans ask for a statistic code, a station or a bill that does not exist.
+    whatever its other parameters, so no query is needed: ~1,800 of the 7,952 queries of a
+    2 x 300-path EDGE verification ask for a statistic code, a station or a bill that does not exist.
 
     Exactness: the plan is a plain SELECT ... FROM ... WHERE conjunction (eq_conjuncts; no
     aggregate: build_universe checks that the plan returns no row for an absent key), and
