@@ -175,7 +175,7 @@ class KopaClient:
             self._asgi = ASGICall(self.app)
         answers = self.app.state.answers
         key = ResponseMemo._key(self._asgi.scope(spec.method, spec.url, spec.params or None))
-        if key is not None and answers.get(key) is None:
+        if key is not None and key not in answers:
             fut = self._pool.offer_http(spec.method, spec.url, spec.params or None)
             answer = await self._pool.wait(fut) if fut is not None else None
             if answer is not None:

@@ -35,6 +35,11 @@ class AnswerStore:
                 self.misses += 1
             return hit
 
+    def __contains__(self, key: tuple) -> bool:
+        """Whether an answer is kept, without counting a hit or refreshing it (the replay does)."""
+        with self._lock:
+            return key in self._memo
+
     def put(self, key: tuple, start: dict, body: bytes) -> None:
         with self._lock:
             if key in self._memo or len(body) > self.max_bytes // 8:
