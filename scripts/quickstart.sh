@@ -4,10 +4,7 @@
 # Measured on a fresh clone with an empty pip cache, 2 cores: 6 min 35 s end to end (llama.cpp compile included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# llama-cpp-python compiles from source: skip the parts the runner never uses (the multimodal
-# mtmd library, tests, examples, server, tools) so the one-time build takes minutes, not ten.
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF}"
-export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+# setup.sh compiles llama-cpp-python for the `fast` extra (portable CPU flags; see there).
 bash scripts/setup.sh model,fast
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
 LIMIT="${KOPA_QUICKSTART_TASKS:-3}"

@@ -11,5 +11,24 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "torch==2.13.0"
+case ",${EXTRAS}," in
+  *,fast,*)
+    # llama-cpp-python compiles llama.cpp from source. Its default, -march=native, emits every
+    # instruction the CPU id advertises: on a VM that advertises AMX without letting a process
+    # use it, the first prompt dies with SIGILL in ggml's AMX matmul (seen on a 2-vCPU Xeon).
+    # So: a portable AVX2/FMA/F16C build (GGML_NATIVE=OFF), without the parts the runner never
+    # uses (multimodal mtmd, tests, examples, server, tools), and outside pip's wheel cache, which
+    # would otherwise hand a wheel compiled for another CPU to the next machine sharing ~/.cache.
+    export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF}"
+    export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+    LLAMA_REQ="$(.venv/bin/python - <<'PY'
+import re, tomllib
+deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["fast"]
+print(next(d for d in deps if re.match(r"llama[-_]cpp[-_]python\b", d)))
+PY
+)"
+    .venv/bin/python -m pip install -q --no-cache-dir "${LLAMA_REQ}"
+    ;;
+esac
 .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
 echo "KOPA installed in .venv (extras: ${EXTRAS})"
