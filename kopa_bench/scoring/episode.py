@@ -12,6 +12,7 @@ STATE     share of the records the gold needed (picked + fact sources) the agent
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, OrderedDict
 from typing import Any
 
@@ -76,6 +77,30 @@ def _canon(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
+def _same_json_types(a: Any, b: Any) -> bool:
+    """For `a == b` without NaN: do they also serialise to the same JSON? They do unless a value
+    differs in type (1 / 1.0 / True) or in the sign of a zero float."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is dict:
+        for k, v in a.items():  # flat records decided inline, without a call per value
+            w, tv = b[k], type(v)
+            if tv is not type(w):
+                return False
+            if tv is float:
+                if math.copysign(1.0, v) != math.copysign(1.0, w):
+                    return False
+            elif (tv is dict or tv is list) and not _same_json_types(v, w):
+                return False
+        return True
+    if t is list:
+        return all(map(_same_json_types, a, b))
+    if t is float:
+        return math.copysign(1.0, a) == math.copysign(1.0, b)
+    return True
+
+
 def _has_nan(value: Any) -> bool:
     t = type(value)
     if t is str or value is None or t is int or t is bool:
@@ -104,6 +129,31 @@ def _target(record: dict[str, Any]) -> tuple[str, bool]:
     if len(_TARGETS) > _TARGETS_MAX:
         _TARGETS.popitem(last=False)
     return canon, nan
+
+
+_KEYS: "OrderedDict[int, tuple[list, str | None]]" = OrderedDict()
+
+
+def _selective_key(records: list[dict[str, Any]]) -> str | None:
+    """The field of a gold step's records with the most distinct values (the first on a tie):
+    the received records of the same tool are bucketed by it. (The first field can be shared
+    by all of them: 300 votes on one bill, a forecast's base date.) Memoised by identity, like
+    `_target`: a gold run is scored against many episodes."""
+    hit = _KEYS.get(id(records))
+    if hit is not None and hit[0] is records:
+        return hit[1]
+    best, best_n = None, 0
+    for k in records[0] if records else ():
+        try:
+            n = len({r.get(k) for r in records})
+        except TypeError:  # an unhashable value
+            continue
+        if n > best_n:
+            best, best_n = k, n
+    _KEYS[id(records)] = (records, best)
+    if len(_KEYS) > _TARGETS_MAX:
+        _KEYS.popitem(last=False)
+    return best
 
 
 class _Received:
@@ -141,9 +191,11 @@ class _Received:
             hit = self._buckets[key] = (by, odd)
         return hit
 
-    def has_record(self, record: dict[str, Any]) -> bool:
-        """Was `record` received, equal as canonical JSON? Only the received records that are
-        `==` to it are serialised: canonical-JSON equality implies `==` when no NaN is involved."""
+    def has_record(self, record: dict[str, Any], key: str | None = None) -> bool:
+        """Was `record` received, equal as canonical JSON? Canonical-JSON equality is `==` plus
+        the same JSON types throughout (1, 1.0 and True are `==`) when no NaN is involved.
+        `key` (one of the record's fields) picks the candidates: the received records with the
+        same value there; a field whose values differ between records keeps that list short."""
         hit = self._seen.get(id(record))  # the gold's own record objects, alive while scoring
         if hit is not None:
             return hit
@@ -154,7 +206,7 @@ class _Received:
             hit = target in self._canon_set
         else:
             if record:
-                key = next(iter(record))
+                key = key if key in record else next(iter(record))
                 by, odd = self._bucket(key)
                 try:
                     cands = by.get(record[key], [])
@@ -164,21 +216,21 @@ class _Received:
                     cands = [*cands, *odd]
             else:
                 cands = self.records
-            # list.index compares with == in C; only the == hits are serialised and compared exactly
+            # list.index compares with == in C; only the == hits have their JSON types compared
             hit, i = False, 0
             while not hit:
                 try:
                     i = cands.index(record, i) + 1
                 except ValueError:
                     break
-                hit = _canon(cands[i - 1]) == target
+                hit = _same_json_types(cands[i - 1], record)
         self._seen[id(record)] = hit
         return hit
 
     def has_source(self, gold: GoldRun, step: str, index: int | None, field: str | None) -> bool:
         run = gold.step(step)
         if index is not None:
-            return self.has_record(run.records[index])
+            return self.has_record(run.records[index], _selective_key(run.records))
         n = run.total_count if field == "total_count" and run.total_count is not None else len(run.records)
         return (run.tool, field or "count", n) in self.counts
 

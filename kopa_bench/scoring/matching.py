@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from kopa_bench.runner.episode import CallRecord
@@ -37,6 +38,17 @@ def norm_value(v: Any) -> Any:
         return [norm_value(x) for x in v]
     if isinstance(v, dict):
         return {k: norm_value(x) for k, x in v.items()}
+    if type(v) in _SCALARS:
+        return _norm_scalar(v)
+    return _norm_scalar.__wrapped__(v)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+@lru_cache(maxsize=1 << 16, typed=True)  # typed: 1, 1.0 and True normalise differently
+def _norm_scalar(v: Any) -> Any:
+    """norm_value of one scalar; scoring asks for the same gold and agent arguments many times."""
     n = to_number(v)
     if n is not None and not isinstance(v, bool):
         return n

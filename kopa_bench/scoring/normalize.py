@@ -8,8 +8,10 @@ round to the gold value, a fact tolerance, small Korean counts (세 건). Dates:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any, Iterable
 from kopa_bench.transforms.regions import SIDO
@@ -108,7 +110,13 @@ _MONTH_PATTERNS = [re.compile(r"(\d{4})\s*년\s*(\d{1,2})\s*월"), re.compile(r"
 
 def parse_date(value: Any) -> tuple[int, int, int | None] | None:
     """Gold date value -> (year, month, day or None for a month)."""
-    s = str(value).strip()
+    return _parse_date_text(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _parse_date_text(value: str) -> tuple[int, int, int | None] | None:
+    # grounding a date fact parses every received text that may hold one: memoised like names
+    s = value.strip()
     for pat in _DATE_PATTERNS:
         m = pat.search(s)
         if m:
@@ -152,10 +160,19 @@ def _normalize_name(value: str) -> str:
     # Grounding compares every fact with every received field value: the same few thousand
     # strings are normalised over and over, so the pure result is memoised.
     s = unicodedata.normalize("NFKC", value).strip()
-    s = re.sub(r"\([^)]*\)", "", s)
-    s = _ALIAS_RE.sub(lambda m: SIDO_ALIASES[m.group(0)], s)
-    s = re.sub(r"\s+", "", s).lower()
+    if "(" in s:
+        s = _PARENS_RE.sub("", s)
+    if not s.isascii():  # every alias is Hangul
+        s = _ALIAS_RE.sub(_alias, s)
+    s = "".join(s.split()).lower()  # str.split() and re's \s agree on what whitespace is
     return s[:-1] if s.endswith("역") and len(s) > 2 else s
+
+
+_PARENS_RE = re.compile(r"\([^)]*\)")
+
+
+def _alias(m: re.Match) -> str:
+    return SIDO_ALIASES[m.group(0)]
 
 
 def normalize_text(text: str) -> str:
@@ -265,15 +282,17 @@ def _flat_values(records: Iterable[dict[str, Any]]) -> list[Any]:
 
 @lru_cache(maxsize=1 << 17)
 def _text_number(value: str) -> float | None:
-    """`_float(value.replace(" ", ""))`, memoised, without raising on the many values that are text."""
+    """`_float(value.replace(" ", ""))`, memoised, without raising on the many values that are text;
+    None for NaN too (no NaN is within any tolerance of a gold number)."""
     text = value.replace(" ", "").replace(",", "").lstrip()
     # float() needs a digit, sign, point, inf or nan first (after whitespace); most values are names
     if not text or not (text[0] in _NUMBER_START or text[0].isdecimal()):
         return None
     try:
-        return float(text)
+        n = float(text)
     except ValueError:
         return None
+    return n if n == n else None
 
 
 class RecordValues:
@@ -284,18 +303,35 @@ class RecordValues:
     within tolerance, the same date, code or bool, or a name equal to / containing the gold."""
 
     def __init__(self, records: Iterable[dict[str, Any]]):
-        # str(v) is what every normaliser starts from; the memoised normalisers then run at C speed
-        self._texts = list(map(str, _flat_values(records)))
+        self._records: Iterable[dict[str, Any]] | None = records
+        self._text_list: list[str] = []
         self._numbers: list[float] | None = None
         self._codes: set[str] | None = None
         self._bools: set[bool] | None = None
         self._names: set[str] | None = None
         self._names_blob = ""
 
+    @property
+    def _texts(self) -> list[str]:
+        """Every distinct non-None value as text, walked on the first lookup (a scorer may look
+        none up). str(v) is what every normaliser starts from; the memoised normalisers then run
+        at C speed, once per distinct text (records repeat a bill, a date, a district many times;
+        every lookup's answer is independent of order and repeats)."""
+        if self._records is not None:
+            self._text_list = list(set(map(str, _flat_values(self._records))))
+            self._records = None
+        return self._text_list
+
     def _has_number(self, gold: float, tol: float) -> bool:
         if self._numbers is None:
-            self._numbers = [n for n in map(_text_number, self._texts) if n is not None]
-        return any(abs(n - gold) <= tol for n in self._numbers)
+            # sorted for bisection (_text_number gives no NaN, which would break the order)
+            self._numbers = sorted([n for n in map(_text_number, self._texts) if n is not None])
+        if not (math.isfinite(gold) and math.isfinite(tol)):
+            return any(abs(n - gold) <= tol for n in self._numbers)
+        # |n - gold| only grows away from gold on either side, so the nearest value below and the
+        # nearest at or above it decide (exactly, with the same float arithmetic as the scan)
+        i = bisect_left(self._numbers, gold)
+        return any(abs(self._numbers[j] - gold) <= tol for j in (i - 1, i) if 0 <= j < len(self._numbers))
 
     def _has_date(self, gold: tuple[int, int, int | None]) -> bool:
         # every date pattern starts with the 4-digit year, so an ASCII value without the
