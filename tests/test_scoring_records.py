@@ -126,3 +126,16 @@ def test_name_normaliser_equals_its_reference(value):
     from kopa_bench.scoring.normalize import _normalize_name
 
     assert _normalize_name(value) == _reference_name(value)
+
+
+api_values = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([1.0, -0.0, 2.5]),
+                       st.sampled_from(["1", " 1 ", "1,000", "1000", "-", "", "x", " x", "종로구", "1.0", "nan"]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(api_values, st.one_of(api_values, st.lists(api_values, max_size=3)))
+def test_pick_matcher_equals_matches(actual, wanted):
+    """apply_pick normalises the wanted side once (_matcher); it must decide as _matches does."""
+    from kopa_bench.tasks.picks import _matcher, _matches
+
+    assert _matcher(wanted)(actual) == _matches(actual, wanted)

@@ -26,9 +26,13 @@ _bytes = 0
 _lock = threading.Lock()
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _fresh(p: Parsed) -> Parsed:
-    records = [{k: (copy.deepcopy(v) if isinstance(v, (dict, list)) else v) for k, v in r.items()}
-               if isinstance(r, dict) else copy.deepcopy(r) for r in p.records]
+    records = [(dict(r) if set(map(type, r.values())) <= _SCALARS  # a flat record: a C-level copy
+                else {k: (copy.deepcopy(v) if isinstance(v, (dict, list)) else v) for k, v in r.items()})
+               if type(r) is dict else copy.deepcopy(r) for r in p.records]
     return replace(p, records=records)
 
 

@@ -26,12 +26,31 @@ def _matches(actual: Any, wanted: Any) -> bool:
     return _norm(actual) == _norm(wanted)
 
 
+def _matcher(wanted: Any):
+    """`lambda actual: _matches(actual, wanted)` with the wanted side normalised once (a pick
+    filters every record of an answer by the same values)."""
+    if isinstance(wanted, list):
+        tests = [_matcher(w) for w in wanted]
+        return lambda actual: any(t(actual) for t in tests)
+    w_num, w_text = to_number(wanted), _norm(wanted)
+
+    def test(actual: Any) -> bool:
+        if w_num is not None:
+            a = to_number(actual)
+            if a is not None:
+                return a == w_num
+        return _norm(actual) == w_text
+
+    return test
+
+
 def apply_pick(pick: Pick, records: list[dict[str, Any]], resolver: Resolver | None = None) -> tuple[int | None, dict | None]:
     """Return (index into `records`, record) chosen by `pick`, or (None, None) when none passes."""
     where = resolver.value(pick.where) if resolver is not None else pick.where
     cands = list(enumerate(records))
     for fld, wanted in where.items():
-        cands = [(i, r) for i, r in cands if fld in r and _matches(r[fld], wanted)]
+        test = _matcher(wanted)
+        cands = [(i, r) for i, r in cands if fld in r and test(r[fld])]
     contains = resolver.value(pick.contains) if resolver is not None else pick.contains
     for fld, sub in contains.items():
         sub = _norm(sub)
