@@ -136,9 +136,9 @@ _KEYS: "OrderedDict[int, tuple[list, str | None]]" = OrderedDict()
 
 def _selective_key(records: list[dict[str, Any]]) -> str | None:
     """The field of a gold step's records with the most distinct values (the first on a tie):
-    the received records of the same tool are bucketed by it. (The first field can be shared
-    by all of them: 300 votes on one bill, a forecast's base date.) Memoised by identity, like
-    `_target`: a gold run is scored against many episodes."""
+    has_record finds a gold record's candidates among the received records by it. (The first
+    field can be shared by all of them: 300 votes on one bill, a forecast's base date.)
+    Memoised by identity, like `_target`: a gold run is scored against many episodes."""
     hit = _KEYS.get(id(records))
     if hit is not None and hit[0] is records:
         return hit[1]
