@@ -46,6 +46,15 @@ MARKER = "space_build.json"
 # transformers, whose GGUF reader needs torch. Taken from the wheel's `train` extra.
 MODEL_RUNTIME = {"torch", "transformers", "gguf", "tokenizers"}
 TORCH_CPU_INDEX = "--extra-index-url https://download.pytorch.org/whl/cpu"
+# llama-cpp-python compiles llama.cpp during the Space build, by default with -march=native: for
+# the CPU of the build machine, which need not be the one the Space runs on, and on a VM that
+# advertises AMX without allowing it the first prompt dies with SIGILL (seen here). So a portable
+# AVX2 build, without the parts the runner never uses; the same flags as scripts/setup.sh.
+LLAMA_CPP_CMAKE_ARGS = ("-DGGML_NATIVE=OFF", "-DLLAVA_BUILD=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
+                        "-DLLAMA_BUILD_SERVER=OFF", "-DLLAMA_BUILD_TOOLS=OFF")
+# pip (>= 23.1) passes a requirement line's own --config-settings to that project's build backend only
+# (scikit-build-core reads cmake.args, ';'-separated)
+LLAMA_CPP_BUILD_OPTION = "--config-settings=cmake.args=" + ";".join(LLAMA_CPP_CMAKE_ARGS)
 
 
 class SpaceBuildError(Exception):
@@ -206,6 +215,7 @@ def build(out: str | Path, *, extras: tuple[str, ...] | list[str] | str = DEFAUL
               f"# kopa extras: {','.join(extras)}"]
     if any(_name(r) == "torch" for r in reqs):  # PyPI's Linux torch is the multi-GB CUDA build
         header.append(TORCH_CPU_INDEX)
+    reqs = [f"{r} {LLAMA_CPP_BUILD_OPTION}" if _name(r) == "llama-cpp-python" else r for r in reqs]
     (out / "requirements.txt").write_text("\n".join(header + reqs) + "\n", encoding="utf-8")
 
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())

