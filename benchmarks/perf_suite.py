@@ -258,35 +258,35 @@ def replay_probes(calls: list[tuple[str, dict]], concurrency: int = 64) -> dict:
 
 # ---- 5: scoring ---------------------------------------------------------------------------------------------
 def scoring(per_task: int = 8) -> dict:
-    from kopa_bench.runner.batch import EPISODES, GoldCache, read_episodes, run_benchmark
-    from kopa_bench.scoring.episode import score_episode
+    """`kopa bench score`'s batch (runner.batch.score_episodes) over 145 x 8 oracle episodes,
+    their gold runs computed before the clock starts."""
+    from kopa_bench.runner.batch import EPISODES, GoldCache, read_episodes, run_benchmark, score_episodes
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world import get_world
     from kopa_bench.client import KopaClient
 
     world = get_world()
     tasks = load_tasks("test")
-    by_id = {t.id: t for t in tasks}
     with tempfile.TemporaryDirectory() as d:
         run_benchmark(tasks, "oracle", d, concurrency=8, world=world)
         base = read_episodes(Path(d) / EPISODES)
     episodes = [e.model_copy(update={"seed": s}) for e in base for s in range(per_task)]
 
-    async def golds():
+    async def go():
         client = KopaClient(world=world)
         cache = GoldCache(client)
-        out = {t.id: await cache.get(t) for t in tasks}
+        for t in tasks:  # the gold runs, before the clock
+            await cache.get(t)
+        t0 = time.perf_counter()
+        scores, failures = await score_episodes(tasks, episodes, cache)
+        dt = time.perf_counter() - t0
         await client.aclose()
-        return out
+        assert not failures and len(scores) == len(episodes), failures
+        return dt, scores
 
-    gold = asyncio.run(golds())
-    t0 = time.perf_counter()
-    n_ok = 0
-    for e in episodes:
-        run, facts = gold[e.task_id]
-        n_ok += score_episode(by_id[e.task_id], run, e, facts, visible_records=e.max_tool_records).success
-    dt = time.perf_counter() - t0
-    return {"scoring_145x8_s": dt, "scoring_episodes": len(episodes), "scoring_success": n_ok / len(episodes)}
+    dt, scores = asyncio.run(go())
+    return {"scoring_145x8_s": dt, "scoring_episodes": len(episodes),
+            "scoring_success": sum(s.success for s in scores) / len(episodes)}
 
 
 # ---- 6: runner concurrency against a fake OpenAI-compatible server ------------------------------------------

@@ -139,3 +139,24 @@ def test_pick_matcher_equals_matches(actual, wanted):
     from kopa_bench.tasks.picks import _matcher, _matches
 
     assert _matcher(wanted)(actual) == _matches(actual, wanted)
+
+
+def test_heap_frozen_freezes_once_and_hands_the_heap_back():
+    import gc
+
+    from kopa_bench.scoring.heap import heap_frozen
+
+    assert gc.get_freeze_count() == 0
+    with heap_frozen():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with heap_frozen():  # a nested batch neither refreezes nor unfreezes
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() == 0
+    try:
+        with heap_frozen():
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.get_freeze_count() == 0

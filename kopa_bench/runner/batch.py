@@ -32,6 +32,7 @@ from kopa_bench.client.redact import redact
 from kopa_bench.runner.agent import DEFAULT_MAX_STEPS, DEFAULT_MAX_TOOL_RECORDS, run_episode
 from kopa_bench.runner.episode import Episode
 from kopa_bench.scoring.episode import EpisodeScore, score_episode
+from kopa_bench.scoring.heap import heap_frozen
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task, parse_tasks
 from kopa_bench.tasks.program import GoldRun, execute_program
@@ -245,15 +246,16 @@ async def score_episodes(tasks: list[Task], episodes: list[Episode], gold: GoldC
     """Scores for every episode whose task is known; plus task id -> gold failure message."""
     by_id = {t.id: t for t in tasks}
     scores, failures = [], {}
-    for ep in episodes:
-        task = by_id.get(ep.task_id)
-        if task is None:
-            failures[ep.task_id] = "task not in this run's tasks.json"
-            continue
-        try:
-            scores.append(await score_one(task, ep, gold))
-        except Exception as exc:
-            failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
+    with heap_frozen():  # the collector walks only what the batch allocates (scoring/heap.py)
+        for ep in episodes:
+            task = by_id.get(ep.task_id)
+            if task is None:
+                failures[ep.task_id] = "task not in this run's tasks.json"
+                continue
+            try:
+                scores.append(await score_one(task, ep, gold))
+            except Exception as exc:
+                failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
     return scores, failures
 
 
