@@ -220,6 +220,14 @@ class GoldCache:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def get(self, task: Task) -> tuple[GoldRun, list[ResolvedFact]]:
+        hit = self._runs.get(task.id)
+        if hit is None:
+            hit = await self._run_once(task)
+        if isinstance(hit, Exception):
+            raise hit
+        return hit
+
+    async def _run_once(self, task: Task) -> tuple[GoldRun, list[ResolvedFact]] | Exception:
         async with self._locks.setdefault(task.id, asyncio.Lock()):
             if task.id not in self._runs:
                 try:
@@ -231,10 +239,7 @@ class GoldCache:
                         self._runs[task.id] = (run, compute_answer(task, run, self.clock))
                 except Exception as exc:
                     self._runs[task.id] = exc
-        hit = self._runs[task.id]
-        if isinstance(hit, Exception):
-            raise hit
-        return hit
+        return self._runs[task.id]
 
 
 async def score_one(task: Task, ep: Episode, gold: GoldCache) -> EpisodeScore:
