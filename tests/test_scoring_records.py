@@ -160,3 +160,18 @@ def test_heap_frozen_freezes_once_and_hands_the_heap_back():
     except KeyError:
         pass
     assert gc.get_freeze_count() == 0
+
+
+def test_heap_frozen_leaves_a_heap_the_process_froze_itself_alone():
+    import gc
+
+    from kopa_bench.scoring.heap import heap_frozen
+
+    gc.freeze()  # the host (say, a server before forking) froze its own heap
+    try:
+        theirs = gc.get_freeze_count()
+        with heap_frozen():
+            pass
+        assert gc.get_freeze_count() == theirs  # not thawed by the batch
+    finally:
+        gc.unfreeze()

@@ -19,17 +19,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _depth = 0  # nested batches unfreeze once, when the outermost ends
+_ours = False  # whether the outermost batch froze the heap (see below)
 
 
 @contextmanager
 def heap_frozen() -> Iterator[None]:
-    global _depth
+    """Freeze for the batch and unfreeze after it, unless the process had frozen objects of its
+    own already (a server that froze its heap before forking): gc.unfreeze would thaw those too,
+    so then the heap is left as the process set it."""
+    global _depth, _ours
     if _depth == 0:
-        gc.freeze()
+        _ours = gc.get_freeze_count() == 0
+        if _ours:
+            gc.freeze()
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
-        if _depth == 0:
+        if _depth == 0 and _ours:
             gc.unfreeze()
+            _ours = False
