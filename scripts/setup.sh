@@ -21,12 +21,8 @@ case ",${EXTRAS}," in
     # would otherwise hand a wheel compiled for another CPU to the next machine sharing ~/.cache.
     export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF}"
     export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
-    LLAMA_REQ="$(.venv/bin/python - <<'PY'
-import re, tomllib
-deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["fast"]
-print(next(d for d in deps if re.match(r"llama[-_]cpp[-_]python\b", d)))
-PY
-)"
+    # the `fast` extra's own line from pyproject.toml (a regex: tomllib needs Python 3.11)
+    LLAMA_REQ="$(.venv/bin/python -c 'import re; print(re.search(r"\"(llama[-_]cpp[-_]python[^\"]*)\"", open("pyproject.toml").read()).group(1))')"
     .venv/bin/python -m pip install -q --no-cache-dir "${LLAMA_REQ}"
     ;;
 esac

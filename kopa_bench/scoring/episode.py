@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, OrderedDict
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -114,34 +114,35 @@ def _has_nan(value: Any) -> bool:
     return False
 
 
-_TARGETS: "OrderedDict[int, tuple[dict, str, bool]]" = OrderedDict()
-_TARGETS_MAX = 8192
+def _memo_by_identity(fn: Callable[[Any], Any], size: int = 8192) -> Callable[[Any], Any]:
+    """`fn` of a gold object (a record, a step's records), memoised by identity: a gold run is
+    scored against many episodes. Each entry holds its object, so the id stays its own."""
+    memo: "OrderedDict[int, tuple[Any, Any]]" = OrderedDict()
+
+    def cached(obj: Any) -> Any:
+        hit = memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        value = fn(obj)
+        memo[id(obj)] = (obj, value)
+        if len(memo) > size:
+            memo.popitem(last=False)
+        return value
+
+    return cached
 
 
+@_memo_by_identity
 def _target(record: dict[str, Any]) -> tuple[str, bool]:
-    """(canonical JSON, has NaN) of a gold record. Gold records are scored against many
-    episodes, so this is memoised by identity; the cache holds the record, so its id stays its own."""
-    hit = _TARGETS.get(id(record))
-    if hit is not None and hit[0] is record:
-        return hit[1], hit[2]
-    canon, nan = _canon(record), _has_nan(record)
-    _TARGETS[id(record)] = (record, canon, nan)
-    if len(_TARGETS) > _TARGETS_MAX:
-        _TARGETS.popitem(last=False)
-    return canon, nan
+    """(canonical JSON, has NaN) of a gold record."""
+    return _canon(record), _has_nan(record)
 
 
-_KEYS: "OrderedDict[int, tuple[list, str | None]]" = OrderedDict()
-
-
+@_memo_by_identity
 def _selective_key(records: list[dict[str, Any]]) -> str | None:
     """The field of a gold step's records with the most distinct values (the first on a tie):
     has_record finds a gold record's candidates among the received records by it. (The first
-    field can be shared by all of them: 300 votes on one bill, a forecast's base date.)
-    Memoised by identity, like `_target`: a gold run is scored against many episodes."""
-    hit = _KEYS.get(id(records))
-    if hit is not None and hit[0] is records:
-        return hit[1]
+    field can be shared by all of them: 300 votes on one bill, a forecast's base date.)"""
     best, best_n = None, 0
     for k in records[0] if records else ():
         try:
@@ -150,9 +151,6 @@ def _selective_key(records: list[dict[str, Any]]) -> str | None:
             continue
         if n > best_n:
             best, best_n = k, n
-    _KEYS[id(records)] = (records, best)
-    if len(_KEYS) > _TARGETS_MAX:
-        _KEYS.popitem(last=False)
     return best
 
 

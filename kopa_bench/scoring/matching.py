@@ -16,6 +16,7 @@ from typing import Any
 from kopa_bench.runner.episode import CallRecord
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.program import GoldRun, StepRun
+from kopa_bench.scoring.normalize import _SCALARS
 from kopa_bench.tasks.refs import to_number
 
 # Paging / format arguments: an agent choosing numOfRows=100 instead of 10 did the same call.
@@ -42,8 +43,6 @@ def norm_value(v: Any) -> Any:
         return _norm_scalar(v)
     return _norm_scalar.__wrapped__(v)
 
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @lru_cache(maxsize=1 << 16, typed=True)  # typed: 1, 1.0 and True normalise differently

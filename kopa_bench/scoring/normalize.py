@@ -12,7 +12,7 @@ import math
 import re
 import unicodedata
 from bisect import bisect_left
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Iterable
 from kopa_bench.transforms.regions import SIDO
 
@@ -303,24 +303,20 @@ class RecordValues:
     within tolerance, the same date, code or bool, or a name equal to / containing the gold."""
 
     def __init__(self, records: Iterable[dict[str, Any]]):
-        self._records: Iterable[dict[str, Any]] | None = records
-        self._text_list: list[str] = []
+        self._records = records
         self._numbers: list[float] | None = None
         self._codes: set[str] | None = None
         self._bools: set[bool] | None = None
         self._names: set[str] | None = None
         self._names_blob = ""
 
-    @property
+    @cached_property
     def _texts(self) -> list[str]:
         """Every distinct non-None value as text, walked on the first lookup (a scorer may look
         none up). str(v) is what every normaliser starts from; the memoised normalisers then run
         at C speed, once per distinct text (records repeat a bill, a date, a district many times;
         every lookup's answer is independent of order and repeats)."""
-        if self._records is not None:
-            self._text_list = list(set(map(str, _flat_values(self._records))))
-            self._records = None
-        return self._text_list
+        return list(set(map(str, _flat_values(self._records))))
 
     def _has_number(self, gold: float, tol: float) -> bool:
         if self._numbers is None:

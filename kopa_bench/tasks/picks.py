@@ -18,16 +18,13 @@ def _norm(value: Any) -> str:
 
 
 def _matches(actual: Any, wanted: Any) -> bool:
-    if isinstance(wanted, list):
-        return any(_matches(actual, w) for w in wanted)
-    a, w = to_number(actual), to_number(wanted)
-    if a is not None and w is not None:
-        return a == w
-    return _norm(actual) == _norm(wanted)
+    """Numbers compare numerically when both sides parse, else stripped text; a list of wanted
+    values matches any of them."""
+    return _matcher(wanted)(actual)
 
 
 def _matcher(wanted: Any):
-    """`lambda actual: _matches(actual, wanted)` with the wanted side normalised once (a pick
+    """`_matches(actual, wanted)` as a test of `actual`, the wanted side normalised once (a pick
     filters every record of an answer by the same values)."""
     if isinstance(wanted, list):
         tests = [_matcher(w) for w in wanted]
