@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 ParamType = Literal["string", "integer", "number"]
-Domain = Literal[
+OperationDomain = Literal[
     "traffic", "finance", "education", "law", "politics", "district",
     "weather", "air_quality", "tourism", "real_estate", "calendar", "health", "business",
 ]
@@ -99,7 +99,7 @@ class Operation(BaseModel):
     title_en: str
     description_ko: str = ""
     description_en: str = ""
-    domain: Domain
+    domain: OperationDomain
     path: str = Field("", description="path after the service prefix, e.g. /getTMStdrCrdnt")
     method: Literal["GET", "POST"] = "GET"
     params: list[Param] = Field(default_factory=list)

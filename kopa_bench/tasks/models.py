@@ -20,7 +20,9 @@ from kopa_bench.tasks.refs import RefError, iter_refs
 MIN_TOOLS_OFFERED = 5
 
 
-class Domain(str, Enum):
+class TaskDomain(str, Enum):
+    """The benchmark domain a task belongs to: six of the catalog's operation domains."""
+
     traffic = "traffic"
     finance = "finance"
     education = "education"
@@ -126,7 +128,7 @@ class Task(_Strict):
     split: Literal["test", "dev"] = Field(description="dataset split")
     query: str = Field(description="the request in Korean, as a person would type it")
     gloss: str = Field(default="", description="English gloss of the query")
-    domain: Domain = Field(description="primary domain")
+    domain: TaskDomain = Field(description="primary domain")
     tags: list[str] = Field(default_factory=list, description="secondary tags (weather, air, tourism, ...)")
     platforms: list[str] = Field(description="platforms the gold program uses")
     shape: Shape = Field(description="trajectory shape")
