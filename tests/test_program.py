@@ -10,9 +10,9 @@ import pytest
 from kopa_bench.tasks.facts import FactError, compute_answer
 from kopa_bench.tasks.models import Task, TaskFileError, parse_tasks
 from kopa_bench.tasks.program import ProgramError, execute_program, execute_program_sync
-from kopa_bench.tasks.refs import RefError, clock_value, parse_ref, register_transform
-from kopa_bench.tasks import refs
+from kopa_bench.tasks.refs import RefError, clock_value, parse_ref
 from kopa_bench.testing.fake_client import FakeClient
+from kopa_bench.transforms import TRANSFORMS, Transform
 
 CLOCK = "2026-11-30T14:20:00+09:00"
 TOOLS = ["air_tm", "air_near", "air_station", "tour_loc", "tour_area", "air_fcst"]
@@ -21,9 +21,9 @@ TOOLS = ["air_tm", "air_near", "air_station", "tour_loc", "tour_area", "air_fcst
 @pytest.fixture(autouse=True)
 def _transforms(monkeypatch):
     # simple stand-ins, scoped to each test so they never shadow kopa_bench.transforms elsewhere
-    monkeypatch.setattr(refs, "_REGISTERED", dict(refs._REGISTERED))
-    register_transform("tm_to_wgs84_x", lambda v, **k: round(float(v) / 1000, 3), override=True)
-    register_transform("prefix", lambda v, n=5: str(v)[:n], override=True)
+    for name, fn, params in (("tm_to_wgs84_x", lambda v: round(float(v) / 1000, 3), ()),
+                             ("prefix", lambda v, n=5: str(v)[:n], ("n",))):
+        monkeypatch.setitem(TRANSFORMS, name, Transform(name, "test stand-in", "any", "any", fn, params))
 
 
 def task(program: list[dict], answer: list[dict] | None = None, **kw) -> Task:

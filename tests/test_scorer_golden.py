@@ -12,18 +12,9 @@ from kopa_bench.scoring.episode import score_episode
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.program import execute_program_sync
-from kopa_bench.tasks import refs
-from kopa_bench.tasks.refs import register_transform
 from kopa_bench.testing.fake_client import FakeClient
 
 CASES = sorted((Path(__file__).parent / "data" / "scorer_golden").glob("*.json"))
-
-
-@pytest.fixture(autouse=True)
-def _lawd_cd(monkeypatch):
-    # a no-op when kopa_bench.transforms has lawd_cd; otherwise a stand-in (5-digit sigungu prefix)
-    monkeypatch.setattr(refs, "_REGISTERED", dict(refs._REGISTERED))
-    register_transform("lawd_cd", lambda v: str(v)[:5])
 
 
 def _episode(spec: dict, client: FakeClient) -> Episode:

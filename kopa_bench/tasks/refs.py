@@ -40,10 +40,6 @@ class Ref:
     path: tuple[str | int, ...]
     raw: str
 
-    @property
-    def path_str(self) -> str:
-        return self.raw.split(".", 1)[1] if "." in self.raw else ""
-
 
 @dataclass
 class Source:
@@ -117,33 +113,11 @@ def to_number(value: Any) -> float | None:
 
 
 # ---- transforms -----------------------------------------------------------------------------
-_REGISTERED: dict[str, Callable[..., Any]] = {}
-
-
-def register_transform(name: str, fn: Callable[..., Any], *, override: bool = False) -> None:
-    """Register a transform. Without `override`, kopa_bench.transforms wins when it has `name`."""
-    if not override and _library_has(name):
-        return
-    _REGISTERED[name] = fn
-
-
-def _library_has(name: str) -> bool:
-    try:
-        from kopa_bench import transforms
-    except ImportError:
-        return False
-    return name in getattr(transforms, "TRANSFORMS", {})
-
-
 def apply_transform(name: str, value: Any, **args: Any) -> Any:
-    """Apply a named transform: locally registered ones first, then kopa_bench.transforms."""
-    if name in _REGISTERED:
-        return _REGISTERED[name](value, **args)
-    try:
-        from kopa_bench.transforms import apply_transform as lib_apply
-    except ImportError as exc:
-        raise RefError(f"transform {name!r} is not registered and kopa_bench.transforms is not importable ({exc})") from exc
-    return lib_apply(name, value, **args)
+    """Apply a transform of kopa_bench.transforms (imported on first use, so reading task files stays light)."""
+    from kopa_bench.transforms import apply_transform as library_apply
+
+    return library_apply(name, value, **args)
 
 
 # ---- clock ----------------------------------------------------------------------------------
