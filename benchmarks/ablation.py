@@ -96,23 +96,24 @@ def switch_off(pieces: list[str]) -> None:
         pool._lower_switch_interval = lambda: None
         pool._restore_switch_interval = lambda: None
     if "heap_freeze" in pieces:
-        from kopa_bench.runner import batch
+        from kopa_bench.runner import gold_scoring
 
-        batch.heap_frozen = contextlib.nullcontext
+        gold_scoring.heap_frozen = contextlib.nullcontext
     if "gold_share" in pieces:
-        from kopa_bench.runner import batch
+        from kopa_bench.runner import gold_scoring
 
-        init = batch.GoldCache.__init__
+        init = gold_scoring.GoldCache.__init__
 
         def unshared(self, client, clock=None, shared=None):
             init(self, client, clock, None)
 
-        batch.GoldCache.__init__ = unshared
+        gold_scoring.GoldCache.__init__ = unshared
 
 
 def fig_oracle() -> dict:
     from kopa_bench.catalog import get_catalog
-    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world import get_world
 
@@ -121,7 +122,7 @@ def fig_oracle() -> dict:
     tasks = load_tasks("test")
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        res = run_benchmark(tasks, "oracle", d, concurrency=8, world=world)
+        res = run_benchmark(tasks, RunConfig(model="oracle", concurrency=8), d, world=world)
         dt = time.perf_counter() - t0
     return {"wall_s": dt, "success": res.success_rate, "ran": res.ran}
 

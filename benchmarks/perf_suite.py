@@ -81,7 +81,8 @@ def sandbox_server(requests: int, concurrency: int, workers: int = 1) -> dict:
 
 # ---- 3: the oracle over the test split -----------------------------------------------------------------
 def oracle_run(concurrency: int = 8) -> dict:
-    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world import get_world
 
@@ -93,7 +94,7 @@ def oracle_run(concurrency: int = 8) -> dict:
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         c0 = time.process_time()
-        res = run_benchmark(tasks, "oracle", d, concurrency=concurrency, world=world)
+        res = run_benchmark(tasks, RunConfig(model="oracle", concurrency=concurrency), d, world=world)
         dt = time.perf_counter() - t0
         cpu = time.process_time() - c0
     assert res.ran == len(tasks), res
@@ -258,9 +259,12 @@ def replay_probes(calls: list[tuple[str, dict]], concurrency: int = 64) -> dict:
 
 # ---- 5: scoring ---------------------------------------------------------------------------------------------
 def scoring(per_task: int = 8) -> dict:
-    """`kopa bench score`'s batch (runner.batch.score_episodes) over 145 x 8 oracle episodes,
+    """`kopa bench score`'s batch (runner.gold_scoring.score_episodes) over 145 x 8 oracle episodes,
     their gold runs computed before the clock starts."""
-    from kopa_bench.runner.batch import EPISODES, GoldCache, read_episodes, run_benchmark, score_episodes
+    from kopa_bench.episodes import EPISODES, read_episodes
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.gold_scoring import GoldCache, score_episodes
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world import get_world
     from kopa_bench.client import KopaClient
@@ -268,7 +272,7 @@ def scoring(per_task: int = 8) -> dict:
     world = get_world()
     tasks = load_tasks("test")
     with tempfile.TemporaryDirectory() as d:
-        run_benchmark(tasks, "oracle", d, concurrency=8, world=world)
+        run_benchmark(tasks, RunConfig(model="oracle", concurrency=8), d, world=world)
         base = read_episodes(Path(d) / EPISODES)
     episodes = [e.model_copy(update={"seed": s}) for e in base for s in range(per_task)]
 
@@ -330,7 +334,8 @@ def serve_fake_openai(port: int, latency_s: float) -> None:
 
 def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) -> dict:
     from benchmarks.load_test import free_port, start, stop
-    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world import get_world
 
@@ -345,11 +350,11 @@ def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) ->
         # warm-up pass (not timed): both processes answer from warm world memos afterwards, so the
         # serial pass is not charged for the cold start that the concurrent pass would skip
         with tempfile.TemporaryDirectory() as d:
-            run_benchmark(tasks, spec, d, concurrency=n, world=world)
+            run_benchmark(tasks, RunConfig(model=spec, concurrency=n), d, world=world)
         for c in (1, n):
             with tempfile.TemporaryDirectory() as d:
                 t0 = time.perf_counter()
-                res = run_benchmark(tasks, spec, d, concurrency=c, world=world)
+                res = run_benchmark(tasks, RunConfig(model=spec, concurrency=c), d, world=world)
                 times[c] = time.perf_counter() - t0
                 assert res.ran == len(tasks), res
                 success = res.success_rate

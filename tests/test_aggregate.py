@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kopa_bench.scoring.aggregate import METRICS, aggregate, bootstrap_ci, pass_at_k, pass_hat_k
-from kopa_bench.scoring.episode import EpisodeScore
+from kopa_bench.scoring.episode_score import EpisodeScore
 
 
 def test_pass_at_k_known_values() -> None:

@@ -6,13 +6,21 @@ import asyncio
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 
-import httpx
+import openai
 import pytest
 
-from kopa_bench.runner.backends import AssistantTurn, Backend, BackendError, make_backend, register_backend
+from kopa_bench.runner.backends import (
+    DEFAULT_MAX_TOKENS,
+    AssistantTurn,
+    Backend,
+    BackendError,
+    make_backend,
+    register_backend,
+)
 from kopa_bench.runner.backends.openai_compat import OpenAICompatBackend, chat_completions_url
 
 TOOLS = [
@@ -26,6 +34,8 @@ TOOLS = [
     }
 ]
 MESSAGES = [{"role": "user", "content": "서울 날씨 알려줘"}]
+# the HTTP library the OpenAI SDK is built on (httpx or its successor): its MockTransport fakes the server
+http = sys.modules[openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0]]
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -45,7 +55,7 @@ def test_register_backend_hook():
         def __init__(self, rest, **kw):
             self.rest, self.kw = rest, kw
 
-        async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024):
+        async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS):
             return AssistantTurn(content=messages[-1]["content"])
 
     register_backend("echo-test", Echo, form="echo-test")
@@ -92,17 +102,18 @@ class _Fake:
 
     def __init__(self, replies):
         self.replies = list(replies)
-        self.requests: list[httpx.Request] = []
+        self.requests: list[http.Request] = []
+        self.headers: dict[str, str] = {}  # sent with every error reply
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: http.Request) -> http.Response:
         self.requests.append(request)
         status, body = self.replies.pop(0)
-        return httpx.Response(status, json=body)
+        return http.Response(status, json=body, headers=self.headers if status >= 400 else None)
 
 
 def _backend(fake, **kw) -> OpenAICompatBackend:
     kw.setdefault("backoff_s", 0.0)
-    return OpenAICompatBackend("http://fake/v1", "m", transport=httpx.MockTransport(fake), **kw)
+    return OpenAICompatBackend("http://fake/v1", "m", transport=http.MockTransport(fake), **kw)
 
 
 def test_openai_native_tool_calls(monkeypatch):
@@ -183,11 +194,40 @@ def test_openai_4xx_not_retried_and_key_not_leaked(monkeypatch, caplog):
     assert "sk-secret-xyz" not in str(err.value) and "sk-secret-xyz" not in caplog.text
 
 
+def test_openai_without_a_key_sends_no_authorization(monkeypatch):
+    monkeypatch.delenv("KOPA_TEST_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-this-server")
+    fake = _Fake([(200, _completion({"content": "ok"}))])
+    assert asyncio.run(_backend(fake, api_key_env="KOPA_TEST_KEY").generate(MESSAGES, [])).content == "ok"
+    assert "authorization" not in fake.requests[0].headers
+
+
+def test_openai_honours_retry_after(caplog):
+    fake = _Fake([(503, {"error": "busy"}), (200, _completion({"content": "ok"}))])
+    fake.headers = {"retry-after": "0.2"}
+    with caplog.at_level(logging.WARNING):
+        turn = asyncio.run(_backend(fake, backoff_s=50.0, max_backoff_s=1.0).generate(MESSAGES, []))
+    assert turn.content == "ok" and "retry 1/4 in 0.2s" in caplog.text
+
+
+def test_openai_connection_errors_are_retried_then_named():
+    attempts = []
+
+    def refuse(request):
+        attempts.append(request)
+        raise http.ConnectError("Connection refused", request=request)
+
+    b = OpenAICompatBackend("http://fake/v1", "m", transport=http.MockTransport(refuse), backoff_s=0.0, max_retries=1)
+    with pytest.raises(BackendError, match="after 2 attempts: ConnectError: Connection refused"):
+        asyncio.run(b.generate(MESSAGES, []))
+    assert len(attempts) == 2
+
+
 def test_openai_concurrency_is_bounded():
     active = peak = 0
     lock = threading.Lock()
 
-    async def handler(request: httpx.Request) -> httpx.Response:
+    async def handler(request: http.Request) -> http.Response:
         nonlocal active, peak
         with lock:
             active += 1
@@ -195,9 +235,9 @@ def test_openai_concurrency_is_bounded():
         await asyncio.sleep(0.02)
         with lock:
             active -= 1
-        return httpx.Response(200, json=_completion({"content": "ok"}))
+        return http.Response(200, json=_completion({"content": "ok"}))
 
-    b = OpenAICompatBackend("http://fake", "m", transport=httpx.MockTransport(handler), concurrency=2)
+    b = OpenAICompatBackend("http://fake", "m", transport=http.MockTransport(handler), concurrency=2)
 
     async def main():
         return await asyncio.gather(*(b.generate(MESSAGES, []) for _ in range(6)))

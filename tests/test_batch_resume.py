@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from kopa_bench.runner.batch import EPISODES, RunDirError, read_episodes, run_benchmark
+from kopa_bench.episodes import EPISODES, RunDirError, read_episodes
+from kopa_bench.runner.benchmark import run_benchmark
+from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.tasks import parse_tasks
 
 FIXTURE = Path(__file__).parent / "data" / "tasks_fixture.json"
@@ -31,26 +33,27 @@ def _pairs(out: Path) -> Counter:
 
 
 def test_truncated_file_resumes(tasks, tmp_path, world, catalog) -> None:
-    kw = dict(seeds=2, concurrency=3, world=world, catalog=catalog)
-    res = run_benchmark(tasks, "oracle", tmp_path, **kw)
+    kw = dict(world=world, catalog=catalog)
+    config = RunConfig(model="oracle", seeds=2, concurrency=3)
+    res = run_benchmark(tasks, config, tmp_path, **kw)
     assert res.ran == 6 and res.success_rate == 1.0
     path = tmp_path / EPISODES
     lines = path.read_bytes().splitlines(keepends=True)
     # lose the last two episodes and leave a torn half line, as a crash mid-write would
     path.write_bytes(b"".join(lines[:4]) + lines[4][: len(lines[4]) // 2])
     assert len(read_episodes(path)) == 4  # the torn line is ignored
-    res = run_benchmark(tasks, "oracle", tmp_path, **kw)
+    res = run_benchmark(tasks, config, tmp_path, **kw)
     assert res.ran == 2 and res.skipped == 4
     pairs = _pairs(tmp_path)
     assert len(pairs) == 6 and set(pairs.values()) == {1}
     assert path.read_bytes().endswith(b"\n") and len(path.read_bytes().splitlines()) == 6
     assert res.run["summary"]["scored"] == 6 and res.run["summary"]["success_rate"] == 1.0
     # a third run has nothing left to do
-    assert run_benchmark(tasks, "oracle", tmp_path, **kw).ran == 0 and len(_pairs(tmp_path)) == 6
+    assert run_benchmark(tasks, config, tmp_path, **kw).ran == 0 and len(_pairs(tmp_path)) == 6
     # more seeds resume too; changed settings refuse to mix
-    assert run_benchmark(tasks, "oracle", tmp_path, **{**kw, "seeds": 3}).ran == 3
+    assert run_benchmark(tasks, RunConfig(model="oracle", seeds=3, concurrency=3), tmp_path, **kw).ran == 3
     with pytest.raises(RunDirError, match="different settings"):
-        run_benchmark(tasks, "oracle", tmp_path, **{**kw, "max_steps": 3})
+        run_benchmark(tasks, RunConfig(model="oracle", seeds=2, concurrency=3, max_steps=3), tmp_path, **kw)
     meta = json.loads((tmp_path / "run.json").read_text())
     assert meta["config"]["model"] == "oracle" and meta["config"]["world_hash"] == world.content_hash
     assert meta["config"]["temperature"] == 0.7  # sampling when seeds > 1
@@ -58,7 +61,8 @@ def test_truncated_file_resumes(tasks, tmp_path, world, catalog) -> None:
 
 SLOW_RUN = textwrap.dedent("""
     import asyncio, json, sys
-    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.runner.scripted import OracleBackend
     from kopa_bench.tasks import parse_tasks
     from kopa_bench.world.store import get_world
@@ -69,7 +73,7 @@ SLOW_RUN = textwrap.dedent("""
             return await super().generate(*a, **k)
 
     tasks = parse_tasks(json.load(open(sys.argv[1], encoding="utf-8")))
-    run_benchmark(tasks, "oracle", sys.argv[2], seeds=4, concurrency=2, backend=Slow("oracle"),
+    run_benchmark(tasks, RunConfig(model="oracle", seeds=4, concurrency=2), sys.argv[2], backend=Slow("oracle"),
                   world=get_world(path=sys.argv[3]))
 """)
 
@@ -98,7 +102,22 @@ def test_kill_9_then_resume(tasks, tmp_path, world, catalog) -> None:
             proc.kill()
     before = _pairs(out)
     assert 3 <= sum(before.values()) < 12 and set(before.values()) == {1}
-    res = run_benchmark(tasks, "oracle", out, seeds=4, concurrency=2, world=world, catalog=catalog)
+    res = run_benchmark(tasks, RunConfig(model="oracle", seeds=4, concurrency=2), out, world=world, catalog=catalog)
     after = _pairs(out)
     assert len(after) == 12 and set(after.values()) == {1}  # nothing lost, nothing twice
     assert res.ran == 12 - sum(before.values()) and res.success_rate == 1.0
+
+
+def test_run_dir_written_before_runconfig_resumes(tasks, tmp_path, world, catalog) -> None:
+    """A run.json as the runner wrote it before RunConfig existed: same `config` keys, so the run
+    resumes with the same settings, refuses changed ones, and is rewritten with the keys in order."""
+    old = json.loads((Path(__file__).parent / "data" / "run_json_before_runconfig.json").read_text(encoding="utf-8"))
+    old["config"]["world_hash"] = world.content_hash  # the hash follows the world's generator source
+    (tmp_path / "run.json").write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(RunDirError, match="different settings.*max_steps"):
+        run_benchmark(tasks, RunConfig(model="oracle", concurrency=2, max_steps=3), tmp_path, world=world, catalog=catalog)
+    res = run_benchmark(tasks, RunConfig(model="oracle", concurrency=2), tmp_path, world=world, catalog=catalog)
+    assert res.ran == 3 and res.success_rate == 1.0
+    assert list(res.run["config"]) == list(old["config"]) and res.run["created"] == old["created"]
+    assert {k: res.run["config"][k] for k in RunConfig.frozen_on_resume()} == \
+           {k: old["config"][k] for k in RunConfig.frozen_on_resume()}

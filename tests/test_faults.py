@@ -167,7 +167,10 @@ def test_fault_config_parse_and_validation() -> None:
 
 # ---- a whole benchmark run under faults -----------------------------------------------------------
 def test_benchmark_with_faults_loses_nothing(world, catalog, tmp_path, monkeypatch) -> None:
-    from kopa_bench.runner.batch import EPISODES, ClientSpec, read_episodes, run_benchmark
+    from kopa_bench.episodes import EPISODES, read_episodes
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
+    from kopa_bench.runner.tool_clients import ClientSpec
     from kopa_bench.scoring.recovery import summarize_recovery
     from kopa_bench.tasks import parse_tasks
 
@@ -182,7 +185,8 @@ def test_benchmark_with_faults_loses_nothing(world, catalog, tmp_path, monkeypat
 
     monkeypatch.setattr(ClientSpec, "agent_client", agent_client)
     seeds = 8
-    res = run_benchmark(tasks, "oracle", tmp_path, seeds=seeds, concurrency=4, faults="0.2", world=world, catalog=catalog)
+    res = run_benchmark(tasks, RunConfig(model="oracle", seeds=seeds, concurrency=4, faults="0.2"), tmp_path, world=world,
+                        catalog=catalog)
     eps = read_episodes(tmp_path / EPISODES)
     assert res.ran == len(tasks) * seeds and len(eps) == len(tasks) * seeds
     assert len({(e.task_id, e.seed) for e in eps}) == len(eps)  # nothing duplicated
@@ -206,7 +210,7 @@ def test_benchmark_with_faults_loses_nothing(world, catalog, tmp_path, monkeypat
 
 def test_recovery_score_counts() -> None:
     from kopa_bench.client import ToolErrorInfo, ToolResult
-    from kopa_bench.runner.episode import CallRecord, Episode
+    from kopa_bench.episodes import CallRecord, Episode
     from kopa_bench.scoring.recovery import score_recovery
 
     def rec(i, tool, ok, attempts=1, etype="transient"):

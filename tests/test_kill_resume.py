@@ -53,7 +53,7 @@ def _lines(path: Path) -> int:
 
 
 def test_kill_9_bench_run_then_resume(tmp_path, world) -> None:
-    from kopa_bench.runner.batch import EPISODES, read_episodes
+    from kopa_bench.episodes import EPISODES, read_episodes
 
     out = tmp_path / "run"
     seeds = 6
@@ -100,7 +100,7 @@ def _gone(pid: int) -> bool:
 def test_kill_9_bench_run_with_world_workers_then_resume(tmp_path) -> None:
     """The runner's world worker processes (KOPA_WORLD_WORKERS) die with a killed run, and the
     rerun (with workers again) completes it: nothing lost, nothing twice."""
-    from kopa_bench.runner.batch import EPISODES, read_episodes
+    from kopa_bench.episodes import EPISODES, read_episodes
 
     out = tmp_path / "run"
     seeds = 200  # 600 episodes, ~3 s: time to be killed mid-way on a fast machine too

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kopa_bench.runner.batch import read_episodes, run_benchmark, score_run
+from kopa_bench.runner.benchmark import run_benchmark
+from kopa_bench.runner.gold_scoring import score_run
+from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.scoring.report import summarize_scores
 from kopa_bench.tasks import execute_program_sync, parse_tasks
 
@@ -26,8 +28,8 @@ def test_metric_matches_scorer(tmp_path, world, catalog, client, offline, monkey
 
     tasks = parse_tasks(json.loads(FIXTURE.read_text(encoding="utf-8")))
     # a mixed run: oracle and first-call episodes in one file, so the numbers are not all 0 or 1
-    run_benchmark(tasks, "oracle", tmp_path / "o", world=world, catalog=catalog)
-    run_benchmark(tasks, "first-call", tmp_path / "f", world=world, catalog=catalog)
+    run_benchmark(tasks, RunConfig(model="oracle"), tmp_path / "o", world=world, catalog=catalog)
+    run_benchmark(tasks, RunConfig(model="first-call"), tmp_path / "f", world=world, catalog=catalog)
     lines = [l for d in ("o", "f") for l in (tmp_path / d / "episodes.jsonl").read_text(encoding="utf-8").splitlines()]
     scores = [s for d in ("o", "f") for s in score_run(tmp_path / d, world=world, catalog=catalog)[0]]
     expected = summarize_scores(scores, n_boot=200)

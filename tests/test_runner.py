@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from kopa_bench.runner.agent import run_episode
-from kopa_bench.runner.backends import AssistantTurn, Backend, make_backend
+from kopa_bench.runner.backends import DEFAULT_MAX_TOKENS, AssistantTurn, Backend, make_backend
 from kopa_bench.runner.parsing import ParsedCall
+from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.scoring import score_episode
 from kopa_bench.tasks import compute_answer, execute_program, parse_tasks
 from kopa_bench.testing.fake_client import FakeClient
@@ -58,7 +59,7 @@ class Scripted(Backend):
     def __init__(self, turns):
         self.turns, self.seen = list(turns), []
 
-    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024):
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS):
         self.seen.append([dict(m) for m in messages])
         self.tools = tools
         return self.turns.pop(0) if self.turns else AssistantTurn(content="끝")
@@ -100,7 +101,7 @@ def test_parallel_calls_run_concurrently_and_step_limit(tasks) -> None:
     group = [ParsedCall(id=f"p{i}", name="airkorea_getCtprvnRltmMesureDnsty", arguments={"sidoName": s}, raw="{}")
              for i, s in enumerate(["서울", "부산", "대구"])]
     backend = Scripted([AssistantTurn(tool_calls=group)] * 5)
-    ep = asyncio.run(run_episode(task, backend, fake, max_steps=2))
+    ep = asyncio.run(run_episode(task, backend, fake, config=RunConfig(max_steps=2)))
     assert fake.max_in_flight == 3  # the three calls of one turn were in flight together
     assert ep.stop_reason == "step_limit" and ep.steps == 2 and len(ep.calls) == 6
     assert ep.timings.tools_s < 2 * 0.2 * 3 * 0.9  # two turns of 0.2 s each, not six sequential calls
@@ -110,10 +111,10 @@ def test_parallel_calls_run_concurrently_and_step_limit(tasks) -> None:
 class Overflowing(Scripted):
     """Makes one good call, then the conversation no longer fits the context window."""
 
-    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024):
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS):
         if self.turns:
             return await super().generate(messages, tools)
-        from kopa_bench.runner.backends.base import ContextOverflowError
+        from kopa_bench.runner.backends import ContextOverflowError
 
         raise ContextOverflowError("the prompt is 33302 tokens and the context window 32768; fix: ...")
 

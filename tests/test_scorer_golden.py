@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kopa_bench.runner.episode import CallRecord, Episode
-from kopa_bench.scoring.episode import score_episode
+from kopa_bench.episodes import CallRecord, Episode
+from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.program import execute_program_sync

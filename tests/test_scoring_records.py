@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kopa_bench.client.result import ToolResult
-from kopa_bench.runner.episode import CallRecord
-from kopa_bench.scoring.episode import _Received, _same_json_types
+from kopa_bench.episodes import CallRecord
+from kopa_bench.scoring.episode_score import _Received, _same_json_types
 from kopa_bench.scoring.matching import norm_value
 
 

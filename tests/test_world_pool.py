@@ -321,7 +321,8 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
     """The runner hands each in-process request of concurrent episodes to a worker with room
     (KopaClient.use_world_pool): episodes interleave differently, but every episode, its tool
     results and its score are the ones a run without workers gives."""
-    from kopa_bench.runner.batch import run_benchmark
+    from kopa_bench.runner.benchmark import run_benchmark
+    from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.sandbox.app import forget_answers
     from kopa_bench.tasks.models import load_tasks
     from kopa_bench.world.pool import WorldPool
@@ -335,7 +336,7 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
         real_close(self, wait=wait)
 
     monkeypatch.setattr(WorldPool, "close", close)
-    import kopa_bench.runner.batch as batch
+    import kopa_bench.runner.benchmark as batch
 
     real_open = batch._open_world_pool
 
@@ -350,7 +351,7 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
         monkeypatch.setenv("KOPA_WORLD_WORKERS", str(workers))
         world.clear_memo()
         forget_answers(world)  # else answers rendered by earlier tests never reach the pool
-        res = run_benchmark(tasks, "oracle", tmp_path / f"w{workers}", concurrency=8, world=world)
+        res = run_benchmark(tasks, RunConfig(model="oracle", concurrency=8), tmp_path / f"w{workers}", world=world)
         assert res.run["summary"]["world_workers"] == workers
         eps = [json.loads(line) for line in (tmp_path / f"w{workers}" / "episodes.jsonl").read_text("utf-8").splitlines()]
         runs[workers] = (sorted((_timeless(e) for e in eps), key=lambda e: (e["task_id"], e["seed"])),
@@ -417,7 +418,7 @@ def test_runner_opens_workers_for_scripted_agents_or_when_asked(world, monkeypat
     """A model's run waits on the model: by default only scripted agents (all CPU) get workers;
     KOPA_WORLD_WORKERS asks for them with any agent; one episode at a time never gets them."""
     from kopa_bench.client import KopaClient
-    from kopa_bench.runner.batch import _open_world_pool
+    from kopa_bench.runner.benchmark import _open_world_pool
 
     client = KopaClient(world=world)
     monkeypatch.delenv("KOPA_WORLD_WORKERS", raising=False)

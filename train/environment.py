@@ -109,7 +109,7 @@ class KopaEnvironment:
 
     def __init__(self) -> None:
         self._client = shared_client(self._settings)
-        self._calls: list = []  # kopa_bench.runner.episode.CallRecord, in the order issued
+        self._calls: list = []  # kopa_bench.episodes.CallRecord, in the order issued
         self._row: dict[str, Any] = {}
         self._offered: set[str] = set(self._tool_names)
         self._score_cache: dict[str, Any] = {}
@@ -124,7 +124,7 @@ class KopaEnvironment:
         return None
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> str:
-        from kopa_bench.runner.episode import CallRecord
+        from kopa_bench.episodes import CallRecord
 
         index = len(self._calls)
         # Reserve the slot before awaiting so parallel calls of one turn keep their issue order.

@@ -126,7 +126,7 @@ def _result_from_view(tool: str, args: dict, content: Any):
 
 def calls_from_completion(completion: Any) -> list:
     """CallRecords from the completion's own tool_calls + tool messages (when no environment is at hand)."""
-    from kopa_bench.runner.episode import CallRecord
+    from kopa_bench.episodes import CallRecord
 
     msgs = _messages(completion)
     calls: list[CallRecord] = []
@@ -166,7 +166,7 @@ def score_completions(completions: list, **columns: Any) -> list:
     With `environments` (TRL passes the rollout's environment instances) the executed calls are
     the environment's record; scores are cached on the instance so several rewards share one scoring.
     """
-    from kopa_bench.runner.episode import Episode
+    from kopa_bench.episodes import Episode
     from kopa_bench.scoring import score_episode
 
     envs = columns.get("environments") or [None] * len(completions)

@@ -1,13 +1,14 @@
-"""`kopa bench run | score | report | check-data | stats`: the benchmark from the command line."""
+"""`kopa bench run | score | recovery | report | check-data | stats`: the benchmark from the command line."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
+
+from kopa_bench.runner.run_config import RunConfig
 
 app = typer.Typer(no_args_is_help=True, help="KOPA-Bench: run agents, score runs, reports, task checks.")
 
@@ -39,36 +40,42 @@ def select_tasks(split: str = "test", tasks_file: Optional[Path] = None, ids: Op
     return tasks
 
 
+def _setting(field: str, *flags: str) -> Any:
+    """A `kopa bench run` option whose default and help are RunConfig's."""
+    info = RunConfig.model_fields[field]
+    return typer.Option(info.default, *flags, help=info.description)
+
+
 @app.command("run")
-def run(model: str = typer.Option(..., "--model", help="backend spec: openai:<url>#<model>, hf:<path>, gguf:qwen2.5-coder-0.5b, llamacpp:qwen2.5-coder-0.5b, oracle, no-tool, first-call"),
+def run(model: str = typer.Option(..., "--model", help=RunConfig.model_fields["model"].description),
         out: Path = typer.Option(..., "--out", help="run directory (rerun the same command to resume)"),
         split: str = typer.Option("test", help="task split: test | dev"),
         tasks_file: Optional[Path] = typer.Option(None, "--tasks-file", help="run the tasks of this JSON file instead of a split"),
         tasks: Optional[str] = typer.Option(None, "--tasks", help="comma-separated task ids"),
         limit: Optional[int] = typer.Option(None, help="first K tasks only"),
-        seeds: int = typer.Option(1, help="episodes per task (seed 0..N-1)"),
-        concurrency: int = typer.Option(4, help="episodes at once"),
-        backend: str = typer.Option("sandbox", help="tool backend: sandbox | http://host:port | live"),
-        cache: Optional[str] = typer.Option(None, help="replay cache path (DuckDB)"),
-        cache_mode: str = typer.Option("auto", help="record | replay | auto"),
-        faults: Optional[str] = typer.Option(None, help="fault injection RATE[:kind,...] (sandbox), e.g. 0.2:quota,timeout"),
-        max_steps: int = typer.Option(12, help="assistant turns per episode"),
-        temperature: Optional[float] = typer.Option(None, help="default 0, or 0.7 when --seeds > 1"),
-        max_tool_records: int = typer.Option(500, help="records per tool result shown to the model (answers that count or average over more need paging)"),
-        max_tokens: int = typer.Option(1024, help="generation limit per turn"),
-        tool_lang: str = typer.Option("both", help="tool description language: both | ko | en"),
+        seeds: int = _setting("seeds"),
+        concurrency: int = _setting("concurrency"),
+        backend: str = _setting("client_backend", "--backend"),
+        cache: Optional[str] = _setting("cache"),
+        cache_mode: str = _setting("cache_mode"),
+        faults: Optional[str] = _setting("faults"),
+        max_steps: int = _setting("max_steps"),
+        temperature: Optional[float] = _setting("temperature"),
+        max_tool_records: int = _setting("max_tool_records"),
+        max_tokens: int = _setting("max_tokens"),
+        tool_lang: str = _setting("tool_lang"),
         progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     """Run a model on the benchmark; one JSONL line per finished episode."""
-    from kopa_bench.runner.batch import RunDirError, run_benchmark
+    from kopa_bench.episodes import RunDirError
+    from kopa_bench.runner.benchmark import run_benchmark
 
     selected = select_tasks(split, tasks_file, tasks, limit)
-    source = str(tasks_file) if tasks_file else f"split:{split}"
     try:
-        res = run_benchmark(selected, model, out, seeds=seeds, concurrency=concurrency, client_backend=backend, cache=cache,
-                            cache_mode=cache_mode, faults=faults, max_steps=max_steps, temperature=temperature,
-                            max_tool_records=max_tool_records, max_tokens=max_tokens, progress=progress, source=source,
-                            tool_lang=tool_lang,
-                            **CLIENT_DEFAULTS)
+        config = RunConfig(model=model, client_backend=backend, max_steps=max_steps, temperature=temperature,
+                           max_tool_records=max_tool_records, faults=faults, seeds=seeds, concurrency=concurrency,
+                           cache=cache, cache_mode=cache_mode, max_tokens=max_tokens, tool_lang=tool_lang,
+                           source=str(tasks_file) if tasks_file else f"split:{split}")
+        res = run_benchmark(selected, config, out, progress=progress, **CLIENT_DEFAULTS)
     except (RunDirError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
@@ -86,7 +93,8 @@ def score(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory
           episodes_out: Optional[Path] = typer.Option(None, "--scores-out", help="also write per-episode scores (JSONL)"),
           n_boot: int = typer.Option(1000, help="bootstrap resamples for CIs")) -> None:
     """Score a run: re-execute gold on the run's backend, score every episode, aggregate."""
-    from kopa_bench.runner.batch import RunDirError, score_run
+    from kopa_bench.episodes import RunDirError
+    from kopa_bench.runner.gold_scoring import score_run
     from kopa_bench.scoring.report import scoreboard_table, summarize_scores
 
     try:
@@ -106,12 +114,32 @@ def score(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory
     Console().print(scoreboard_table(summary, title=summary["model"] or str(run_dir)))
 
 
+@app.command("recovery")
+def recovery(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory"),
+             as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+    """Fault recovery of a run: failures the agent met, retried, rerouted, recovered from, explained."""
+    from kopa_bench.episodes import RunDirError
+    from kopa_bench.scoring.recovery import recovery_for_run
+
+    try:
+        out = recovery_for_run(run_dir)
+    except RunDirError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    if as_json:
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        return
+    for k, v in out.items():
+        if k != "per_episode":
+            typer.echo(f"{k:22s} {v if not isinstance(v, float) else f'{v:.3f}'}")
+
+
 @app.command("report")
 def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run directories"),
            out: Path = typer.Option(..., "--out", help="report folder (report.md + PNGs)"),
            n_boot: int = typer.Option(1000)) -> None:
     """Markdown report + plots; a leaderboard across runs with CIs."""
-    from kopa_bench.runner.batch import score_run
+    from kopa_bench.runner.gold_scoring import score_run
     from kopa_bench.scoring.report import summarize_scores, write_report
 
     runs = []

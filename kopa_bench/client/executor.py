@@ -76,6 +76,11 @@ class KopaClient:
 
     # -- plumbing --------------------------------------------------------------------------
     @property
+    def world(self):
+        """The World this client's in-process sandbox was given (None: the default world)."""
+        return self._world
+
+    @property
     def app(self):
         if self._app is None:
             from ..sandbox.app import create_app

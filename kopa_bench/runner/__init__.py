@@ -1,1 +1,1 @@
-"""Runner: tool-call parsing, model backends, episodes (exports owned by the runner lead)."""
+"""Runner: model backends, tool-call parsing, one agent episode (agent.py) and benchmark runs over many."""

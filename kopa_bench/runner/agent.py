@@ -16,19 +16,20 @@ import asyncio
 import json
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.catalog.registry import Catalog
 from kopa_bench.client.result import ToolErrorInfo, ToolResult
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError, ContextOverflowError
-from kopa_bench.runner.episode import CallErrorKind, CallRecord, Episode, Timings, Tokens
+from kopa_bench.episodes import CallErrorKind, CallRecord, Episode, Timings, Tokens
+from kopa_bench.runner.backends.contract import AssistantTurn, Backend, BackendError, ContextOverflowError
 from kopa_bench.runner.parsing import ParsedCall
+from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.program import ToolExecutor
 from kopa_bench.world.clock import KST, WorldClock
+from kopa_bench.world.store import World
 
-DEFAULT_MAX_STEPS = 12
-DEFAULT_MAX_TOOL_RECORDS = 500  # some gold answers count over hundreds of records (e.g. 300 member votes)
 _WEEKDAYS_KO = "월화수목금토일"
 
 SYSTEM_PROMPT = """당신은 한국 공공데이터 API 도구를 사용하는 에이전트입니다.
@@ -43,17 +44,28 @@ You are an agent that answers requests by calling Korean public-data API tools.
   Give the final answer in Korean, stating the facts you found (names, numbers with units, dates)."""
 
 
-def world_now(client: Any = None, clock: Any = None) -> datetime:
+class AgentToolClient(ToolExecutor, Protocol):
+    """What an episode's tool calls run on (KopaClient, testing.FakeClient): the executor, plus
+    the tool backend it records ("live" means real time), the catalog tools are offered from and
+    the world it serves (None: the default one)."""
+
+    @property
+    def backend(self) -> str: ...
+    @property
+    def catalog(self) -> Catalog | None: ...
+    @property
+    def world(self) -> World | None: ...
+
+
+def world_now(client: AgentToolClient | None = None, clock: Any = None) -> datetime:
     """The 'now' an agent is told: the given clock, else the client's world clock, else the
-    default world clock (2026-11-30 09:00 KST); the real time only for the live backend."""
+    default world clock; the real time only for the live backend."""
     if clock is not None:
         return clock.now() if hasattr(clock, "now") else WorldClock(clock).now()
-    if getattr(client, "backend", None) == "live":
+    if client is not None and client.backend == "live":
         return datetime.now(KST)
-    world = getattr(client, "_world", None)
-    if world is not None and getattr(world, "clock", None) is not None:
-        return world.clock.now()
-    return WorldClock().now()
+    world = client.world if client is not None else None
+    return world.clock.now() if world is not None else WorldClock().now()
 
 
 def system_prompt(now: datetime) -> str:
@@ -84,7 +96,7 @@ def _kind(result: ToolResult) -> CallErrorKind | None:
     return etype if etype in ("parse", "unknown_tool", "argument") else "platform"
 
 
-async def _execute(call: ParsedCall, offered: set[str], catalog: Catalog, client: Any) -> ToolResult:
+async def _execute(call: ParsedCall, offered: set[str], catalog: Catalog, client: ToolExecutor) -> ToolResult:
     """Run one parsed call, turning every agent mistake into an error result."""
     if call.error is not None:
         return _error_result(call.name or "", None, "parse",
@@ -109,43 +121,36 @@ def _unique_ids(turn: AssistantTurn, step: int, seen: set[str]) -> None:
         seen.add(c.id)
 
 
-async def run_episode(task: Task, backend: Backend, client: Any, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS,
-                      temperature: float = 0.0, max_tool_records: int | None = DEFAULT_MAX_TOOL_RECORDS,
-                      max_tokens: int = 1024, catalog: Catalog | None = None, clock: Any = None,
-                      model: str | None = None, backend_label: str | None = None, tool_lang: str = "both") -> Episode:
-    """Run `backend` on `task` with tools executed by `client`; returns the finished Episode.
+async def run_episode(task: Task, backend: Backend, client: AgentToolClient, *, seed: int = 0,
+                      config: RunConfig | None = None, catalog: Catalog | None = None, clock: Any = None,
+                      model: str | None = None, backend_label: str | None = None) -> Episode:
+    """Run `backend` on `task` (its `tools` offered, its query the user message) with tools
+    executed by `client`; returns the finished Episode.
 
-    Args:
-        task: the task (its `tools` are offered; its query is the user message).
-        backend: the model (anything with `async generate(messages, tools, ...)`).
-        client: executes tool calls (`async call(tool, args) -> ToolResult`), e.g. KopaClient.
-        seed: sampling seed passed to the backend.
-        max_steps: assistant turns allowed; the episode stops with `step_limit` after them.
-        temperature: sampling temperature.
-        max_tool_records: records per result shown to the model (None = all).
-        clock: world clock (WorldClock / ISO string); default: the client's world clock.
-        model, backend_label: recorded in the episode (default: the backend's name / client's backend).
-        tool_lang: language of the tool descriptions (both | ko | en); "ko" halves a small
-            model's prompt.
+    `config` (default RunConfig()) gives max_steps, temperature, max_tool_records, max_tokens and
+    tool_lang; `catalog` and `clock` (WorldClock / ISO string) default to the client's; `model`
+    and `backend_label` are recorded (default: the backend's name, the client's backend).
     """
-    if max_steps < 1:
-        raise ValueError(f"max_steps={max_steps}; it must be at least 1")
-    catalog = catalog or getattr(client, "catalog", None) or get_catalog()
-    if tool_lang not in ("both", "ko", "en"):
-        raise ValueError(f"tool_lang={tool_lang!r}; use both, ko or en")
-    tools = offered_tools(task, catalog, tool_lang)
+    config = config or RunConfig()
+    if config.max_steps < 1:
+        raise ValueError(f"max_steps={config.max_steps}; it must be at least 1")
+    catalog = catalog or client.catalog or get_catalog()
+    if config.tool_lang not in ("both", "ko", "en"):
+        raise ValueError(f"tool_lang={config.tool_lang!r}; use both, ko or en")
+    tools = offered_tools(task, catalog, config.tool_lang)
     offered = set(task.tools)
     messages = build_messages(task, world_now(client, clock))
-    ep = Episode(task_id=task.id, seed=seed, model=model or getattr(backend, "model_name", "") or type(backend).__name__,
-                 backend=backend_label or str(getattr(client, "backend", "") or "custom"),
-                 max_tool_records=max_tool_records, stop_reason="step_limit")
+    ep = Episode(task_id=task.id, seed=seed, model=model or backend.model_name or type(backend).__name__,
+                 backend=backend_label or client.backend, max_tool_records=config.max_tool_records,
+                 stop_reason="step_limit")
     timings, tokens = Timings(), Tokens()
     seen_ids: set[str] = set()
     t_start = time.perf_counter()
-    for step in range(max_steps):
+    for step in range(config.max_steps):
         t0 = time.perf_counter()
         try:
-            turn = await backend.generate(messages, tools, temperature=temperature, seed=seed, max_tokens=max_tokens)
+            turn = await backend.generate(messages, tools, temperature=config.temperature, seed=seed,
+                                          max_tokens=config.max_tokens)
         except ContextOverflowError as exc:  # the model ran out of room: an ending, not a crash
             timings.model_s += time.perf_counter() - t0
             ep.stop_reason = "context_limit"
@@ -178,7 +183,7 @@ async def run_episode(task: Task, backend: Backend, client: Any, *, seed: int = 
             if kind in ("parse", "unknown_tool", "argument"):
                 ep.errors.append(f"turn {step} {c.id} {kind}: {result.error.message if result.error else ''}"[:300])
             messages.append({"role": "tool", "tool_call_id": c.id, "name": c.name,
-                             "content": result.for_model(max_tool_records)})
+                             "content": result.for_model(config.max_tool_records)})
     timings.total_s = time.perf_counter() - t_start
     ep.messages, ep.timings, ep.tokens = messages, timings, tokens
     return ep

@@ -9,7 +9,8 @@ first-call  makes only the first gold call, then answers with what that call alo
             (success 0 on any task that needs a second call).
 
 The backends learn the task from the user message (the task's query). `bind(tasks, client)`
-gives them the task list and the client the gold program runs on (the batch runner does this);
+gives them the task list and the client the gold program runs on (the benchmark runner does
+this, with its scoring client, and then scores with the agent's own gold runs: `shared_gold`);
 unbound, they load every split's tasks and use an in-process sandbox client.
 """
 
@@ -20,11 +21,11 @@ import json
 from itertools import groupby
 from typing import Any, Iterable
 
-from kopa_bench.runner.backends.base import AssistantTurn, Backend
+from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS, AssistantTurn, Backend
 from kopa_bench.runner.parsing import ParsedCall
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task
-from kopa_bench.tasks.program import GoldRun, StepRun, execute_program
+from kopa_bench.tasks.program import GoldRun, StepRun, ToolExecutor, execute_program
 
 MAX_ATTEMPTS = 3  # an oracle retries a failed call (e.g. an injected fault) this often
 
@@ -47,9 +48,9 @@ def answer_text(facts: Iterable[ResolvedFact], head: str = "도구로 조회한 
 class ScriptedBackend(Backend):
     """Base for scripted agents: task lookup by query, cached gold runs, call bookkeeping."""
 
-    kind = "scripted"
+    spec = ""  # the backend spec naming this agent
 
-    def __init__(self, name: str, tasks: Iterable[Task] | None = None, client: Any = None):
+    def __init__(self, name: str, tasks: Iterable[Task] | None = None, client: ToolExecutor | None = None):
         self.model_name = name
         self._tasks: dict[str, Task] = {}
         self._client = client
@@ -58,7 +59,11 @@ class ScriptedBackend(Backend):
         if tasks is not None:
             self.bind(tasks, client)
 
-    def bind(self, tasks: Iterable[Task], client: Any = None) -> "ScriptedBackend":
+    @classmethod
+    def from_spec(cls, rest: str = "", **kw: Any) -> ScriptedBackend:
+        return cls(cls.spec, **kw)
+
+    def bind(self, tasks: Iterable[Task], client: ToolExecutor | None = None) -> ScriptedBackend:
         """Give the agent its tasks (found by query) and the client its gold program runs on."""
         for t in tasks:
             self._tasks[t.query.strip()] = t
@@ -95,6 +100,13 @@ class ScriptedBackend(Backend):
                     self._gold[task.id] = (None, [], f"{type(exc).__name__}: {exc}")
             return self._gold[task.id]
 
+    async def shared_gold(self, task: Task) -> tuple[GoldRun, list[ResolvedFact]] | None:
+        """This agent's gold run of `task` on the client it is bound to, for a scorer using that
+        same client (same calls, same clock), which then need not execute every gold call again;
+        None when the program failed (the scorer runs it itself and reports why)."""
+        run, facts, _ = await self.gold(task)
+        return None if run is None else (run, facts)
+
     @staticmethod
     def history(messages: list[dict]) -> tuple[set[str], dict[str, int]]:
         """(steps whose call succeeded, attempts per step) from ids `call_<step>_t<turn>`."""
@@ -125,7 +137,9 @@ class ScriptedBackend(Backend):
 
 
 class OracleBackend(ScriptedBackend):
-    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024) -> AssistantTurn:
+    spec = "oracle"
+
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS) -> AssistantTurn:
         task = self._task(messages)
         run, facts, error = await self.gold(task)
         if run is None:
@@ -143,14 +157,18 @@ class OracleBackend(ScriptedBackend):
 
 
 class NoToolBackend(ScriptedBackend):
-    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024) -> AssistantTurn:
+    spec = "no-tool"
+
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS) -> AssistantTurn:
         self._task(messages)  # fail loudly on an unknown query, like the others
         return AssistantTurn(content="도구를 쓰지 않고 일반적인 경향으로 추정해 답변드리면, 대체로 보통 수준일 것으로 보입니다. "
                                      "정확한 값은 해당 기관의 공식 자료를 확인해 주세요.")
 
 
 class FirstCallBackend(ScriptedBackend):
-    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=1024) -> AssistantTurn:
+    spec = "first-call"
+
+    async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS) -> AssistantTurn:
         task = self._task(messages)
         run, facts, error = await self.gold(task)
         if run is None or not run.executed:
@@ -164,18 +182,3 @@ class FirstCallBackend(ScriptedBackend):
         if own:
             return AssistantTurn(content=answer_text(own, "첫 번째 조회 결과만으로 답변드립니다."))
         return AssistantTurn(content="첫 번째 조회 결과를 받았지만 추가 조회를 하지 않아 최종 답은 확인하지 못했습니다.")
-
-
-def oracle_factory(rest: str = "", **kw: Any) -> Backend:
-    return OracleBackend("oracle", **kw)
-
-
-def no_tool_factory(rest: str = "", **kw: Any) -> Backend:
-    return NoToolBackend("no-tool", **kw)
-
-
-def first_call_factory(rest: str = "", **kw: Any) -> Backend:
-    return FirstCallBackend("first-call", **kw)
-
-
-SCRIPTED = ("oracle", "no-tool", "first-call")

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from kopa_bench.scoring.episode import EpisodeScore
+from kopa_bench.scoring.episode_score import EpisodeScore
 
 
 @dataclass(frozen=True)

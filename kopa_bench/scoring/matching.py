@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from kopa_bench.runner.episode import CallRecord
+from kopa_bench.episodes import CallRecord
 from kopa_bench.tasks.models import Task
 from kopa_bench.tasks.program import GoldRun, StepRun
 from kopa_bench.scoring.normalize import _SCALARS

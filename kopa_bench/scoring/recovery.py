@@ -12,19 +12,17 @@ Per episode:
              least one seen failure was never recovered from
   recovered  seen failures followed by a successful call of the same tool
 
-    python -m kopa_bench.scoring.recovery RUN_DIR [--json]
+From the command line: `kopa bench recovery RUN_DIR [--json]`.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
-from kopa_bench.runner.episode import CallRecord, Episode
+from kopa_bench.episodes import EPISODES, CallRecord, Episode, read_episodes
 
 FAULT_TYPES = {"transient", "quota", "auth", "no_service"}
 EXPLAIN_RE = re.compile(r"오류|실패|일시적|다시\s*시도|재시도|한도|초과|응답(이|을)?\s*(없|받지)|인증|"
@@ -101,25 +99,4 @@ def summarize_recovery(episodes: Iterable[Episode]) -> dict:
 
 
 def recovery_for_run(run_dir: str | Path) -> dict:
-    from kopa_bench.runner.batch import EPISODES, read_episodes
-
     return summarize_recovery(read_episodes(Path(run_dir) / EPISODES))
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in argv
-    args = [a for a in argv if a != "--json"]
-    if len(args) != 1:
-        raise SystemExit("usage: python -m kopa_bench.scoring.recovery RUN_DIR [--json]")
-    out = recovery_for_run(args[0])
-    if as_json:
-        print(json.dumps(out, ensure_ascii=False))
-        return
-    for k, v in out.items():
-        if k != "per_episode":
-            print(f"{k:22s} {v if not isinstance(v, float) else f'{v:.3f}'}")
-
-
-if __name__ == "__main__":
-    main()

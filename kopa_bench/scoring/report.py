@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_bench.scoring.aggregate import aggregate
-from kopa_bench.scoring.episode import EpisodeScore
+from kopa_bench.scoring.episode_score import EpisodeScore
 
 AXES = ("response", "grounded", "action_precision", "action_recall", "data_flow", "state", "efficiency")
 PASS_KS = (1, 2, 4, 8, 16)

@@ -15,13 +15,17 @@ import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.models import MIN_TOOLS_OFFERED, Task
-from kopa_bench.tasks.program import execute_program
+from kopa_bench.tasks.program import ToolExecutor, execute_program
+
+if TYPE_CHECKING:
+    from kopa_bench.catalog.registry import Catalog
+    from kopa_bench.client import KopaClient
 
 NEAR_DUPLICATE_JACCARD = 0.8
 NGRAM = 3
@@ -113,7 +117,7 @@ def static_problems(items: list[tuple[str, Any]], catalog: Any, *, threshold: fl
     return tasks, problems
 
 
-async def gold_problems(tasks: list[Task], client: Any, catalog: Any) -> list[Problem]:
+async def gold_problems(tasks: list[Task], client: ToolExecutor, catalog: Catalog) -> list[Problem]:
     """Execute each gold program; every fact must get a non-empty value."""
     problems: list[Problem] = []
     for task in tasks:
@@ -137,12 +141,12 @@ async def gold_problems(tasks: list[Task], client: Any, catalog: Any) -> list[Pr
     return problems
 
 
-def check_tasks(items: list[tuple[str, Any]], client: Any = None, catalog: Any = None, *,
+def check_tasks(items: list[tuple[str, Any]], client: KopaClient | None = None, catalog: Catalog | None = None, *,
                 execute: bool = True, threshold: float = NEAR_DUPLICATE_JACCARD) -> tuple[list[Task], list[Problem]]:
     """All checks; returns (valid tasks, problems). `client` defaults to an in-process sandbox."""
     from kopa_bench.catalog import get_catalog
 
-    catalog = catalog or getattr(client, "catalog", None) or get_catalog()
+    catalog = catalog or (client.catalog if client is not None else get_catalog())
     tasks, problems = static_problems(items, catalog, threshold=threshold)
     if execute and tasks:
         async def go():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from itertools import groupby
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -22,6 +22,13 @@ from kopa_bench.tasks.resolve import Resolver
 
 # Roots whose values come from a tool *result*; `args` refs copy the gold's own input, not data flow.
 _FLOW_ROOTS = {"items", "picked", "total_count", "count"}
+
+
+class ToolExecutor(Protocol):
+    """Runs one tool call and never raises for a tool-level problem (it comes back as the
+    result's `error`): KopaClient, testing.FakeClient, the Space's instrumented client."""
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult: ...
 
 
 class ProgramError(RuntimeError):
@@ -111,7 +118,7 @@ def _edges(step: Step, arg: str, uses: list[Use]) -> list[Edge]:
     return out
 
 
-async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: Any, clock: Any) -> StepRun:
+async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: ToolExecutor, clock: Any) -> StepRun:
     run = StepRun(step_id=step.id, tool=step.tool, group=step.group)
     resolver = Resolver(runs, clock=clock, where=f"task {task.id} step {step.id}")
     try:
@@ -142,8 +149,8 @@ async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: An
     return run
 
 
-async def execute_program(task: Task, client: Any, clock: Any = None) -> GoldRun:
-    """Run the gold program of `task` with `client` (anything with `async call(tool, args)`).
+async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:
+    """Run the gold program of `task` with `client`.
 
     Without an explicit clock the world clock is used (2026-11-30 09:00 KST unless
     KOPA_WORLD_NOW says otherwise), so `$clock` values resolve exactly as the sandbox does."""
@@ -152,12 +159,10 @@ async def execute_program(task: Task, client: Any, clock: Any = None) -> GoldRun
 
         clock = WorldClock()
     runs: dict[str, StepRun] = {}
-    now = None
-    if clock is not None:
-        try:
-            now = clock_now(clock).isoformat()
-        except Exception:  # the clock is informative here; a broken one fails where it is used
-            now = None
+    try:
+        now = clock_now(clock).isoformat()
+    except Exception:  # the clock is informative here; a broken one fails where it is used
+        now = None
     for _, group in groupby(task.program, key=lambda s: s.group):
         steps = list(group)
         # snapshot so steps of one group cannot see each other (they are independent by contract)
@@ -168,6 +173,6 @@ async def execute_program(task: Task, client: Any, clock: Any = None) -> GoldRun
     return GoldRun(task_id=task.id, clock=now, steps=[runs[s.id] for s in task.program])
 
 
-def execute_program_sync(task: Task, client: Any, clock: Any = None) -> GoldRun:
+def execute_program_sync(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:
     """Synchronous wrapper (for scripts and notebooks without a running loop)."""
     return asyncio.run(execute_program(task, client, clock))

@@ -47,6 +47,10 @@ class FakeClient:
         delay: seconds each call sleeps, to observe concurrency (see `max_in_flight`).
     """
 
+    backend = "fake"  # what an episode records as its tool backend
+    catalog = None  # offered tools come from the default catalog
+    world = None
+
     def __init__(self, routes: Iterable[Route | dict[str, Any]] = (), *, default: str = "nodata", delay: float = 0.0):
         if default not in ("nodata", "error"):
             raise ValueError(f"default={default!r}; use 'nodata' or 'error'")
@@ -80,6 +84,3 @@ class FakeClient:
             return self.lookup(tool, arguments)
         finally:
             self.in_flight -= 1
-
-    def call_sync(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
-        return asyncio.run(self.call(tool, arguments))

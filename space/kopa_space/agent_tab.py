@@ -64,6 +64,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
 
     async def job(emit):
         from kopa_bench.runner.agent import run_episode
+        from kopa_bench.runner.run_config import RunConfig
         from kopa_bench.scoring import score_episode
         from kopa_bench.tasks import compute_answer, execute_program
         from kopa_bench.world.clock import KST, WorldClock
@@ -75,7 +76,8 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         try:
             try:
                 episode = await run_episode(task, ev.InstrumentedBackend(backend, emit), ev.InstrumentedClient(client, emit),
-                                            seed=0, max_steps=steps, model=spec, backend_label=tool_backend)
+                                            seed=0, config=RunConfig(max_steps=steps), model=spec,
+                                            backend_label=tool_backend)
             except Exception as exc:  # tool errors are results, so what escapes is the model failing mid-run
                 raise _ModelLoadError(exc) from exc
             if not scored:

@@ -187,18 +187,9 @@ async def get_backend(spec: str, task, gold_client: Any = None) -> tuple[Any, bo
     from kopa_bench.runner.backends import make_backend
 
     if spec in SCRIPTED:
-        try:
-            from kopa_bench.runner import scripted
-        except ImportError as exc:
-            raise UserFacingError("**스크립트 에이전트가 아직 설치되지 않았습니다.**\n\n"
-                                  "The scripted agents (kopa_bench.runner.scripted) are not available.") from exc
-        factory = getattr(scripted, spec.replace("-", "_") + "_factory", None)
-        backend = factory("", tasks=[task], client=gold_client) if factory else make_backend(spec)
-        if hasattr(backend, "bind"):
-            backend.bind([task], gold_client)
-        return backend, True
+        return make_backend(spec, tasks=[task], client=gold_client), True
     if spec.startswith("openai:"):
-        # One retry, not the batch runner's four with backoff: a visitor who typed a wrong URL
+        # One retry, not the benchmark runner's four with backoff: a visitor who typed a wrong URL
         # should read the explanation in about a second, not after ~15 s of retries.
         return make_backend(spec, max_retries=1, backoff_s=0.5), True
     if _cache.lock is None:

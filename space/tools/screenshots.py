@@ -28,7 +28,7 @@ from tests.test_space_browser import make_driver, wait_for  # noqa: E402
 def build_results(out: Path, seeds=(0, 1)) -> None:
     """scores.jsonl per scripted agent on the fixture tasks (real runs on the sandbox)."""
     from kopa_bench.client import KopaClient
-    from kopa_bench.runner import scripted
+    from kopa_bench.runner.backends import make_backend
     from kopa_bench.runner.agent import run_episode
     from kopa_bench.scoring import score_episode
     from kopa_bench.tasks import compute_answer, execute_program, parse_tasks
@@ -39,11 +39,10 @@ def build_results(out: Path, seeds=(0, 1)) -> None:
         client = KopaClient("sandbox")
         golds = {t.id: await execute_program(t, client) for t in tasks}
         for name in ("oracle", "first-call", "no-tool"):
-            factory = getattr(scripted, name.replace("-", "_") + "_factory")
             lines = []
             for t in tasks:
                 for seed in seeds:
-                    backend = factory("", tasks=tasks, client=client)
+                    backend = make_backend(name, tasks=tasks, client=client)
                     ep = await run_episode(t, backend, client, seed=seed, model=name)
                     lines.append(score_episode(t, golds[t.id], ep, compute_answer(t, golds[t.id])).model_dump_json())
             d = out / name

@@ -10,7 +10,8 @@ import argparse
 import time
 
 from kopa_bench.runner.backends.llamacpp_backend import LlamaCppBackend
-from kopa_bench.runner.batch import run_benchmark
+from kopa_bench.runner.benchmark import run_benchmark
+from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.tasks.models import load_tasks
 
 
@@ -51,8 +52,9 @@ def main() -> None:
     if a.ids:
         tasks = [t for t in tasks if t.id in set(a.ids)]
     t = time.perf_counter()
-    run_benchmark(tasks, f"llamacpp:{a.name or path}", a.out, concurrency=a.concurrency, max_steps=a.max_steps,
-                  max_tool_records=a.max_tool_records, max_tokens=a.max_tokens, tool_lang=a.tool_lang, backend=backend)
+    config = RunConfig(model=f"llamacpp:{a.name or path}", concurrency=a.concurrency, max_steps=a.max_steps,
+                       max_tool_records=a.max_tool_records, max_tokens=a.max_tokens, tool_lang=a.tool_lang)
+    run_benchmark(tasks, config, a.out, backend=backend)
     print(f"eval wall {time.perf_counter() - t:.1f}s for {len(tasks)} tasks")
 
 

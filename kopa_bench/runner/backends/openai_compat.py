@@ -1,13 +1,16 @@
 """OpenAI-compatible chat backend (OpenAI, vLLM, llama.cpp server, TGI, SGLang, Ollama, ...).
 
-POSTs ``/v1/chat/completions`` with ``tools=``. Native ``tool_calls`` in the response are used when
-present (JSON-string arguments decoded; bad JSON becomes a ParsedCall with ``error``); otherwise the
-text content is run through :func:`parse_assistant_output`, because many local servers return calls
-as plain text when their tool parser is off or does not know the model.
+Sends ``/v1/chat/completions`` with ``tools=`` through ``openai.AsyncOpenAI``. Native
+``tool_calls`` in the response are used when present (JSON-string arguments decoded; bad JSON
+becomes a ParsedCall with ``error``); otherwise the text content is run through
+:func:`parse_assistant_output`, because many local servers return calls as plain text when their
+tool parser is off or does not know the model. The raw response JSON is read here, not the SDK's
+models, so servers that stray from OpenAI's schema still work.
 
 Concurrency is bounded by an ``asyncio.Semaphore``; 429 / 5xx / connection errors are retried a
-bounded number of times with exponential backoff (``Retry-After`` honoured, capped). The API key is
-read from an environment variable named by ``api_key_env`` and is never logged or put in errors.
+bounded number of times with exponential backoff (``tenacity``; ``Retry-After`` honoured, capped).
+The API key is read from an environment variable named by ``api_key_env`` and is never logged or
+put in errors.
 """
 
 from __future__ import annotations
@@ -21,14 +24,31 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import openai
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError, Usage, turn_index
+from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS, AssistantTurn, Backend, BackendError, Usage, turn_index
 from kopa_bench.runner.parsing import ParsedCall, calls_from_message, parse_assistant_output
 
 logger = logging.getLogger(__name__)
 
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+# The SDK insists on a key; without one, it is a placeholder whose Authorization header is omitted.
+_NO_KEY = "no-key"
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in _RETRY_STATUS
+    return isinstance(exc, openai.APIConnectionError)  # includes timeouts
+
+
+def _problem(exc: BaseException) -> str:
+    """What went wrong, in the words of the HTTP layer (the SDK's own message says less)."""
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {exc.response.text[:300]}"
+    cause = exc.__cause__ or exc
+    return f"{type(cause).__name__}: {cause}"
 
 
 def chat_completions_url(base_url: str) -> str:
@@ -74,8 +94,6 @@ def _openai_messages(messages: list[dict]) -> list[dict]:
 class OpenAICompatBackend(Backend):
     """Async client for an OpenAI-compatible ``/chat/completions`` endpoint."""
 
-    kind = "openai"
-
     def __init__(
         self,
         base_url: str,
@@ -89,8 +107,9 @@ class OpenAICompatBackend(Backend):
         max_backoff_s: float = 30.0,
         extra_body: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Any = None,
     ) -> None:
+        """``transport``: an HTTP transport of the SDK's HTTP library (tests use its MockTransport)."""
         if not model:
             raise ValueError(
                 f"no model name for OpenAI backend at {base_url!r}: use 'openai:<base_url>#<model>' "
@@ -107,14 +126,19 @@ class OpenAICompatBackend(Backend):
         self.max_backoff_s = max_backoff_s
         self.extra_body = dict(extra_body or {})
         self._sem = asyncio.Semaphore(concurrency)
-        hdrs = {"Content-Type": "application/json", **(headers or {})}
         key = os.environ.get(api_key_env) if api_key_env else None
-        if key:
-            hdrs["Authorization"] = f"Bearer {key}"
-        else:
-            # Local servers need no key; say which variable was looked at, never a value.
+        # Local servers need no key; say which variable was looked at, never a value.
+        if not key:
             logger.debug("no API key in $%s; sending requests without Authorization", api_key_env)
-        self._client = httpx.AsyncClient(headers=hdrs, timeout=httpx.Timeout(timeout), transport=transport)
+        self._no_auth = {} if key else {"Authorization": openai.Omit()}
+        self._openai = openai.AsyncOpenAI(
+            api_key=key or _NO_KEY,
+            base_url=self.url.removesuffix("/chat/completions"),
+            timeout=timeout,
+            max_retries=0,  # retried in _post, with this backend's statuses and backoff
+            default_headers=headers,
+            http_client=openai.DefaultAsyncHttpxClient(transport=transport) if transport is not None else None,
+        )
 
     @classmethod
     def from_spec(cls, rest: str, **kw: Any) -> OpenAICompatBackend:
@@ -127,7 +151,7 @@ class OpenAICompatBackend(Backend):
         return cls(base, model, **kw)
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await self._openai.close()
 
     def _payload(
         self, messages: list[dict], tools: list[dict], temperature: float, seed: int | None, max_tokens: int
@@ -145,44 +169,49 @@ class OpenAICompatBackend(Backend):
         body.update(self.extra_body)
         return body
 
-    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
-        if response is not None:
-            ra = response.headers.get("retry-after")
+    def _delay(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, openai.APIStatusError):
+            ra = exc.response.headers.get("retry-after")
             if ra:
                 try:
                     return min(float(ra), self.max_backoff_s)
                 except ValueError:
                     pass
         # Jitter keeps many concurrent episodes from retrying in lockstep.
+        attempt = state.attempt_number - 1
         return min(self.backoff_s * (2**attempt), self.max_backoff_s) * (0.5 + random.random() / 2)
 
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        delay = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning("%s: %s; retry %d/%d in %.1fs", self.url, _problem(exc)[:120], state.attempt_number,
+                       self.max_retries, delay)
+
     async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        last_problem = ""
-        for attempt in range(self.max_retries + 1):
-            response: httpx.Response | None = None
-            try:
-                response = await self._client.post(self.url, json=body)
-            except (httpx.TransportError, httpx.TimeoutException) as exc:
-                last_problem = f"{type(exc).__name__}: {exc}"
-            else:
-                if response.status_code < 400:
-                    try:
-                        return response.json()
-                    except ValueError as exc:
-                        raise BackendError(
-                            f"{self.url} returned non-JSON (status {response.status_code}): {response.text[:300]!r}"
-                        ) from exc
-                last_problem = f"HTTP {response.status_code}: {response.text[:300]}"
-                if response.status_code not in _RETRY_STATUS:
-                    hint = " (check the API key variable)" if response.status_code in (401, 403) else ""
-                    raise BackendError(f"{self.url} rejected the request{hint}: {last_problem}")
-            if attempt < self.max_retries:
-                delay = self._delay(attempt, response)
-                logger.warning(
-                    "%s: %s; retry %d/%d in %.1fs", self.url, last_problem[:120], attempt + 1, self.max_retries, delay
-                )
-                await asyncio.sleep(delay)
-        raise BackendError(f"{self.url} failed after {self.max_retries + 1} attempts: {last_problem}")
+        # everything but the two required fields goes as extra_body: the server gets this body as built
+        required = {k: body[k] for k in ("model", "messages")}
+        extra = {k: v for k, v in body.items() if k not in required}
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._delay,
+                                 retry=retry_if_exception(_retryable), before_sleep=self._log_retry, reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    raw = await self._openai.chat.completions.with_raw_response.create(
+                        **required, extra_body=extra, extra_headers=self._no_auth)
+        except (openai.APIStatusError, openai.APIConnectionError) as exc:
+            if _retryable(exc):
+                raise BackendError(f"{self.url} failed after {self.max_retries + 1} attempts: {_problem(exc)}") from None
+            status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+            hint = " (check the API key variable)" if status in (401, 403) else ""
+            raise BackendError(f"{self.url} rejected the request{hint}: {_problem(exc)}") from None
+        response = raw.http_response
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise BackendError(
+                f"{self.url} returned non-JSON (status {response.status_code}): {response.text[:300]!r}"
+            ) from exc
 
     async def generate(
         self,
@@ -191,7 +220,7 @@ class OpenAICompatBackend(Backend):
         *,
         temperature: float = 0.0,
         seed: int | None = None,
-        max_tokens: int = 1024,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> AssistantTurn:
         body = self._payload(messages, tools, temperature, seed, max_tokens)
         id_prefix = f"call_{turn_index(messages)}"

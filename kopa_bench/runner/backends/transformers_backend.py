@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from kopa_bench.runner.backends.base import AssistantTurn, Backend, Usage, turn_index
+from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS, AssistantTurn, Backend, Usage, turn_index
 from kopa_bench.runner.parsing import parse_with_tokenizer
 
 logger = logging.getLogger(__name__)
@@ -62,8 +62,6 @@ def template_messages(messages: list[dict]) -> list[dict]:
 
 class TransformersBackend(Backend):
     """A causal LM + tokenizer held in this process."""
-
-    kind = "hf"
 
     def __init__(
         self,
@@ -136,7 +134,7 @@ class TransformersBackend(Backend):
         *,
         temperature: float = 0.0,
         seed: int | None = None,
-        max_tokens: int = 1024,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> AssistantTurn:
         return await asyncio.to_thread(self.generate_sync, messages, tools, temperature, seed, max_tokens)
 
@@ -146,7 +144,7 @@ class TransformersBackend(Backend):
         tools: list[dict],
         temperature: float = 0.0,
         seed: int | None = None,
-        max_tokens: int = 1024,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> AssistantTurn:
         """Blocking version of :meth:`generate` (used by the thread and by sync callers)."""
         import torch
@@ -200,3 +198,10 @@ class TransformersBackend(Backend):
             raw_text=raw_text,
             reasoning=parsed.reasoning,
         )
+
+
+def load_backend(rest: str, **kw: Any) -> TransformersBackend:
+    """Factory behind the ``hf:<local path or hub id>`` spec."""
+    if not rest:
+        raise ValueError("backend spec 'hf:' needs a model path or hub id, e.g. 'hf:./runs/sft/final'")
+    return TransformersBackend.from_pretrained(rest, **kw)

@@ -1,4 +1,4 @@
-"""Episode and CallRecord: the record of one agent run, shared by the runner and the scorer.
+"""Episode and CallRecord: the record of one agent run, which the runner writes and the scorer reads.
 
 One Episode is one JSONL line. CallRecord.result keeps the full ToolResult (all records), since
 grounding and STATE scoring ask what the agent actually received.
@@ -78,7 +78,3 @@ class Episode(BaseModel):
 
     def to_jsonl(self) -> str:
         return self.model_dump_json()
-
-    @classmethod
-    def from_jsonl(cls, line: str) -> "Episode":
-        return cls.model_validate_json(line)

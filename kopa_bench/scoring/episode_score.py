@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from kopa_bench.runner.episode import CallRecord, Episode
+from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
