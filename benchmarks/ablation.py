@@ -114,7 +114,7 @@ def fig_oracle() -> dict:
     from kopa_bench.catalog import get_catalog
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.run_config import RunConfig
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.world import get_world
 
     get_catalog()

@@ -83,7 +83,7 @@ def sandbox_server(requests: int, concurrency: int, workers: int = 1) -> dict:
 def oracle_run(concurrency: int = 8) -> dict:
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.run_config import RunConfig
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.world import get_world
 
     from kopa_bench.catalog import get_catalog
@@ -265,7 +265,7 @@ def scoring(per_task: int = 8) -> dict:
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.gold_scoring import GoldCache, score_episodes
     from kopa_bench.runner.run_config import RunConfig
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.world import get_world
     from kopa_bench.client import KopaClient
 
@@ -336,7 +336,7 @@ def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) ->
     from benchmarks.load_test import free_port, start, stop
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.run_config import RunConfig
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.world import get_world
 
     world = get_world()

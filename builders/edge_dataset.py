@@ -54,7 +54,7 @@ real outputs.
   OpenAI chat messages with `tool_calls`, tool results and the final answer).
 - `rl`: `id, version, shape, query, domain, platforms, tools` (JSON), `program` (JSON: gold steps
   with `$sN...` references), `answer` (JSON facts), `task` (JSON: the full KOPA-Bench `Task`,
-  validated with `kopa_bench.tasks.models.Task`, so the benchmark scorer gives the reward).
+  validated with `kopa_bench.tasks.task_schema.Task`, so the benchmark scorer gives the reward).
 - `graph`: verified edges `from_tool, to_tool, posterior, prior, cross_domain, link, bindings, selections`
   (`link` is `bind` when B's arguments come from A's output, `select` when A's output picks records of
   B's answer on the client side: nearest point, equal code/day, contained name; lists are JSON).

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from kopa_bench.catalog import get_catalog, tool_schema
 from kopa_bench.tasks import load_tasks
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 
 from .card import render_card
 from .parquet_io import dumps, folder_hash, folder_manifest, write_parquet

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from kopa_bench.tasks.facts import FactError, compute_answer
-from kopa_bench.tasks.models import Task, TaskFileError, parse_tasks
+from kopa_bench.tasks.task_schema import Task, TaskFileError, parse_tasks
 from kopa_bench.tasks.program import ProgramError, execute_program, execute_program_sync
 from kopa_bench.tasks.refs import RefError, clock_value, parse_ref
 from kopa_bench.testing.fake_client import FakeClient

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import execute_program
 from kopa_bench.tasks.refs import iter_refs
 

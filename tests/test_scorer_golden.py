@@ -10,7 +10,7 @@ import pytest
 from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.tasks.facts import compute_answer
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import execute_program_sync
 from kopa_bench.testing.fake_client import FakeClient
 

@@ -34,7 +34,7 @@ UNBATCHED = {"airkorea_getNearbyMsrstnList"}
 def gold_requests(world, catalog):
     """Every world request the gold programs of the test tasks make, recorded on the way."""
     from kopa_bench.client import KopaClient
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.tasks.program import execute_program
 
     seen: list[tuple] = []

@@ -324,7 +324,7 @@ def test_benchmark_runner_with_world_workers_writes_the_same_episodes(world, tmp
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.sandbox.app import forget_answers
-    from kopa_bench.tasks.models import load_tasks
+    from kopa_bench.tasks.task_schema import load_tasks
     from kopa_bench.world.pool import WorldPool
 
     tasks = load_tasks("test")[:40]

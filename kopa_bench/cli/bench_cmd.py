@@ -18,7 +18,7 @@ CLIENT_DEFAULTS: dict[str, Any] = {}
 
 def select_tasks(split: str = "test", tasks_file: Optional[Path] = None, ids: Optional[str] = None,
                  limit: Optional[int] = None) -> list:
-    from kopa_bench.tasks.models import load_tasks, parse_tasks
+    from kopa_bench.tasks.task_schema import load_tasks, parse_tasks
 
     if tasks_file is not None:
         if not tasks_file.exists():

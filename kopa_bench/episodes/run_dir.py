@@ -25,7 +25,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from kopa_bench.episodes.schema import Episode
-from kopa_bench.tasks.models import Task, parse_tasks
+from kopa_bench.tasks.task_schema import Task, parse_tasks
 
 log = logging.getLogger(__name__)
 

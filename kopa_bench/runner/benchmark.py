@@ -29,7 +29,7 @@ from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.runner.scripted import ScriptedBackend
 from kopa_bench.runner.tool_clients import ClientSpec
 from kopa_bench.scoring.episode_score import EpisodeScore
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.world.store import World
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from kopa_bench.runner.tool_clients import ClientSpec
 from kopa_bench.scoring.episode_score import EpisodeScore, score_episode
 from kopa_bench.scoring.heap import heap_frozen
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, ToolExecutor, execute_program
 from kopa_bench.world.store import World
 

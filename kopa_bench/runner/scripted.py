@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS, AssistantTurn, Backend
 from kopa_bench.runner.parsing import ParsedCall
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, StepRun, ToolExecutor, execute_program
 
 MAX_ATTEMPTS = 3  # an oracle retries a failed call (e.g. an injected fault) this often
@@ -74,7 +74,7 @@ class ScriptedBackend(Backend):
     def _task(self, messages: list[dict]) -> Task:
         query = next((m.get("content", "") for m in messages if m.get("role") == "user"), "").strip()
         if query not in self._tasks:
-            from kopa_bench.tasks.models import load_tasks
+            from kopa_bench.tasks.task_schema import load_tasks
 
             for split in ("test", "dev"):
                 self.bind(load_tasks(split))

@@ -22,7 +22,7 @@ from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.picks import apply_pick
 from kopa_bench.tasks.program import Edge, GoldRun
 from kopa_bench.tasks.refs import RefError, parse_ref

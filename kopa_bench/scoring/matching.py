@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from kopa_bench.episodes import CallRecord
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, StepRun
 from kopa_bench.scoring.normalize import _SCALARS
 from kopa_bench.tasks.refs import to_number

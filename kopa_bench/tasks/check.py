@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from kopa_bench.tasks.facts import compute_answer
-from kopa_bench.tasks.models import MIN_TOOLS_OFFERED, Task
+from kopa_bench.tasks.task_schema import MIN_TOOLS_OFFERED, Task
 from kopa_bench.tasks.program import ToolExecutor, execute_program
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.picks import _matches, compare
 from kopa_bench.tasks.program import GoldRun
 from kopa_bench.tasks.refs import RefError, Source, is_ref, to_number

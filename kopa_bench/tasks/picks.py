@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kopa_bench.tasks.models import Condition, Pick
+from kopa_bench.tasks.task_schema import Condition, Pick
 from kopa_bench.tasks.refs import RefError, to_number
 from kopa_bench.tasks.resolve import Resolver
 

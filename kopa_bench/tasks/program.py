@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from kopa_bench.client.result import ToolResult
-from kopa_bench.tasks.models import Step, Task
+from kopa_bench.tasks.task_schema import Step, Task
 from kopa_bench.tasks.picks import apply_pick, eval_condition
 from kopa_bench.tasks.refs import RefError, SkippedStepError, Use, clock_now
 from kopa_bench.tasks.resolve import Resolver

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 
 
 def task_stats(tasks: list[Task]) -> dict[str, Any]:

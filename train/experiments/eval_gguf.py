@@ -12,7 +12,7 @@ import time
 from kopa_bench.runner.backends.llamacpp_backend import LlamaCppBackend
 from kopa_bench.runner.benchmark import run_benchmark
 from kopa_bench.runner.run_config import RunConfig
-from kopa_bench.tasks.models import load_tasks
+from kopa_bench.tasks.task_schema import load_tasks
 
 
 def main() -> None:

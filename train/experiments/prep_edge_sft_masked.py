@@ -30,7 +30,7 @@ from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.client.result import cap_items
 from kopa_bench.runner.agent import system_prompt, world_now
 from kopa_bench.runner.backends.transformers_backend import template_messages
-from kopa_bench.tasks.models import load_tasks
+from kopa_bench.tasks.task_schema import load_tasks
 from train.assistant_mask import tokenize_conversations
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from edge_synth.export import Decontaminator
-from kopa_bench.tasks.models import load_tasks
+from kopa_bench.tasks.task_schema import load_tasks
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from kopa_bench.episodes import Episode
 from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.scoring.report import summarize_scores
 from kopa_bench.tasks.facts import compute_answer
-from kopa_bench.tasks.models import Task
+from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, execute_program
 
 _DESCRIPTION = "KOPA-Bench success: every fact of the answer stated and grounded in a tool result the agent received; plus pass@k, pass^k and per-axis means."

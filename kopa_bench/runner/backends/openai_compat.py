@@ -153,22 +153,6 @@ class OpenAICompatBackend(Backend):
     async def aclose(self) -> None:
         await self._openai.close()
 
-    def _payload(
-        self, messages: list[dict], tools: list[dict], temperature: float, seed: int | None, max_tokens: int
-    ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model_name,
-            "messages": _openai_messages(messages),
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-        }
-        if tools:
-            body["tools"] = tools
-        if seed is not None:
-            body["seed"] = seed
-        body.update(self.extra_body)
-        return body
-
     def _delay(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None
         if isinstance(exc, openai.APIStatusError):
@@ -188,17 +172,15 @@ class OpenAICompatBackend(Backend):
         logger.warning("%s: %s; retry %d/%d in %.1fs", self.url, _problem(exc)[:120], state.attempt_number,
                        self.max_retries, delay)
 
-    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        # everything but the two required fields goes as extra_body: the server gets this body as built
-        required = {k: body[k] for k in ("model", "messages")}
-        extra = {k: v for k, v in body.items() if k not in required}
+    async def _post(self, messages: list[dict], extra: dict[str, Any]) -> dict[str, Any]:
+        """One completion; `extra` goes as extra_body, so the server gets the body exactly as built."""
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._delay,
                                  retry=retry_if_exception(_retryable), before_sleep=self._log_retry, reraise=True)
         try:
             async for attempt in retrying:
                 with attempt:
                     raw = await self._openai.chat.completions.with_raw_response.create(
-                        **required, extra_body=extra, extra_headers=self._no_auth)
+                        model=self.model_name, messages=messages, extra_body=extra, extra_headers=self._no_auth)
         except (openai.APIStatusError, openai.APIConnectionError) as exc:
             if _retryable(exc):
                 raise BackendError(f"{self.url} failed after {self.max_retries + 1} attempts: {_problem(exc)}") from None
@@ -222,11 +204,16 @@ class OpenAICompatBackend(Backend):
         seed: int | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> AssistantTurn:
-        body = self._payload(messages, tools, temperature, seed, max_tokens)
+        extra: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens}
+        if tools:
+            extra["tools"] = tools
+        if seed is not None:
+            extra["seed"] = seed
+        extra.update(self.extra_body)
         id_prefix = f"call_{turn_index(messages)}"
         async with self._sem:
             t0 = time.perf_counter()
-            data = await self._post(body)
+            data = await self._post(_openai_messages(messages), extra)
             logger.debug("%s answered in %.2fs", self.url, time.perf_counter() - t0)
         return parse_response_json(data, id_prefix=id_prefix)
 
