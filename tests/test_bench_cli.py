@@ -39,6 +39,11 @@ def test_run_score_report(tmp_path) -> None:
     assert all(summary[a] is not None for a in AXES) and {"shape", "domain"} <= set(summary["breakdowns"])
     nt = json.loads(invoke("bench", "score", runs["no-tool"], "--json", "--n-boot", 100).output)
     assert nt["success_rate"] == 0.0 and nt["pass_at_k"]["2"] == 0.0
+    rec = invoke("bench", "recovery", runs["oracle"], "--json")
+    assert rec.exit_code == 0, rec.output
+    rec = json.loads(rec.output)
+    assert rec["episodes"] == 6 and rec["faults"] == rec["seen"] == 0 and len(rec["per_episode"]) == 6
+    assert "recovery_rate" in invoke("bench", "recovery", runs["oracle"]).output
     table = invoke("bench", "score", runs["oracle"])
     assert table.exit_code == 0 and "success" in table.output and "100.0%" in table.output
     rep = invoke("bench", "report", runs["oracle"], runs["no-tool"], "--out", tmp_path / "report", "--n-boot", 100)

@@ -11,8 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kopa_bench.runner.backends.contract import DEFAULT_MAX_TOKENS
-
+DEFAULT_MAX_TOKENS = 1024  # generation limit per assistant turn; also the backends' default
 SAMPLING_TEMPERATURE = 0.7  # used when seeds > 1 and no temperature is given
 
 

@@ -12,8 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kopa_bench.runner.parsing import ParsedCall
-
-DEFAULT_MAX_TOKENS = 1024  # generation limit per assistant turn
+from kopa_bench.runner.run_config import DEFAULT_MAX_TOKENS
 
 
 class BackendError(RuntimeError):
