@@ -89,7 +89,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
                 facts = compute_answer(task, gold, clock=clock)
             except Exception as exc:  # keep the trace; say why there is no score
                 return episode, None, explain(exc)
-            score = score_episode(task, gold, episode, facts, visible_records=getattr(episode, "max_tool_records", None))
+            score = score_episode(task, gold, episode, facts, visible_records=episode.max_tool_records)
             return episode, gold, score
         finally:
             if owned:
