@@ -70,7 +70,7 @@ class EpisodeWriter:
         self._lock = asyncio.Lock()
 
     async def write(self, ep: Episode) -> None:
-        line = (ep.to_jsonl() + "\n").encode("utf-8")
+        line = (ep.model_dump_json() + "\n").encode("utf-8")
         async with self._lock:
             # the fsync waits for the disk: off the event loop, so other episodes keep running
             await asyncio.to_thread(self._append, line)

@@ -75,6 +75,3 @@ class Episode(BaseModel):
             if kind:
                 out[kind] = out.get(kind, 0) + 1
         return out
-
-    def to_jsonl(self) -> str:
-        return self.model_dump_json()
