@@ -1,6 +1,6 @@
 """The fast in-process paths give the same answers as the slow ones.
 
-* KopaClient's direct ASGI call (client/inprocess.py) vs httpx.ASGITransport: the app sees the
+* KopaClient's in-process transport (the direct ASGI call, client/inprocess.py) vs httpx.ASGITransport: the app sees the
   same scope and the client returns the same ToolResult, for every tool's example call and
   variants (paging, bad values, missing parameters, reserved characters, fault injection).
 * The world's folded constant sub-selects (World._prepared) vs the SQL as written.
@@ -14,6 +14,7 @@ import pytest
 
 from kopa_bench.client import KopaClient
 from kopa_bench.client.inprocess import ASGICall, query_string
+from kopa_bench.client.transport import HTTPXTransport
 from kopa_bench.sandbox import create_app
 from kopa_bench.sandbox.faults import FaultConfig
 
@@ -56,8 +57,8 @@ def _run(client: KopaClient, calls) -> list[dict]:
 def test_direct_asgi_matches_httpx(world, catalog, sandbox_app):
     calls = _sample_calls(catalog)
     assert len(calls) > 100
-    fast = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=True), calls)
-    slow = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=False), calls)
+    fast = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
+    slow = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, transport=HTTPXTransport(app=sandbox_app)), calls)
     assert len(fast) == len(slow)
     for (tool, args), a, b in zip(calls, fast, slow):
         assert a == b, (tool, args)
@@ -71,7 +72,8 @@ def test_direct_asgi_matches_httpx_with_faults(world, catalog):
     res = []
     for direct in (True, False):
         app = create_app(world=world, catalog=catalog, faults=FaultConfig(rate=0.4, kinds=kinds, seed=7))
-        client = KopaClient(catalog=catalog, world=world, app=app, asgi_direct=direct, max_retries=2, backoff_s=0.0)
+        client = KopaClient(catalog=catalog, world=world, app=app, max_retries=2, backoff_s=0.0,
+                            transport=None if direct else HTTPXTransport(app=app))
         res.append(_run(client, calls))
     assert res[0] == res[1]
     assert any(r["attempts"] > 1 for r in res[0]) and any(not r["ok"] for r in res[0])
@@ -124,10 +126,10 @@ def test_query_string_matches_httpx():
 
 def test_folded_subqueries_answer_as_written(world, catalog):
     """World._prepared folds parameter-free scalar sub-selects; the answers must not change."""
-    folded = [ref for ref in catalog if ref.op.query and world._prepared(ref.op.query)[0] != ref.op.query]
+    folded = [ref for ref in catalog if ref.op.query and world.planner._prepared(ref.op.query)[0] != ref.op.query]
     assert folded, "expected at least the AirKorea queries to fold max(dataTime)"
     for ref in folded:
-        sql, _ = world._prepared(ref.op.query)
+        sql, _ = world.planner._prepared(ref.op.query)
         assert "SELECT max(" not in sql
         args = _example_args(ref)
         from kopa_bench.protocols.base import validate_params
@@ -135,12 +137,12 @@ def test_folded_subqueries_answer_as_written(world, catalog):
         params, problem = validate_params(ref.op, args)
         assert problem is None
         for offset, limit in ((0, 10), (3, 5), (0, None)):
-            fast = world._compute_rows(ref.op, params, offset, limit)
+            fast = world.answer(ref.op, params, offset, limit)
             original = world._fold_constant_subqueries
             try:
                 world._sql_cache.pop(ref.op.query, None)
                 world._fold_constant_subqueries = lambda s: s
-                slow = world._compute_rows(ref.op, params, offset, limit)
+                slow = world.answer(ref.op, params, offset, limit)
             finally:
                 world._fold_constant_subqueries = original
                 world._sql_cache.pop(ref.op.query, None)

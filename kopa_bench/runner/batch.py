@@ -32,7 +32,6 @@ from kopa_bench.client.redact import redact
 from kopa_bench.runner.agent import DEFAULT_MAX_STEPS, DEFAULT_MAX_TOOL_RECORDS, run_episode
 from kopa_bench.runner.episode import Episode
 from kopa_bench.scoring.episode import EpisodeScore, score_episode
-from kopa_bench.scoring.heap import heap_frozen
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.models import Task, parse_tasks
 from kopa_bench.tasks.program import GoldRun, execute_program
@@ -147,11 +146,8 @@ class ClientSpec:
 
 
 async def _close_client(client: Any) -> None:
-    # KopaClient.aclose also closes the cache, which the clients share: close only the HTTP side
-    http = getattr(client, "_http", None)
-    if http is not None:
-        await http.aclose()
-        client._http = None
+    # the clients share one replay cache, closed by ClientSpec.close: close only the transport
+    await client.aclose(cache=False)
 
 
 def world_hash(spec: ClientSpec) -> str:
@@ -251,16 +247,15 @@ async def score_episodes(tasks: list[Task], episodes: list[Episode], gold: GoldC
     """Scores for every episode whose task is known; plus task id -> gold failure message."""
     by_id = {t.id: t for t in tasks}
     scores, failures = [], {}
-    with heap_frozen():  # the collector walks only what the batch allocates (scoring/heap.py)
-        for ep in episodes:
-            task = by_id.get(ep.task_id)
-            if task is None:
-                failures[ep.task_id] = "task not in this run's tasks.json"
-                continue
-            try:
-                scores.append(await score_one(task, ep, gold))
-            except Exception as exc:
-                failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
+    for ep in episodes:
+        task = by_id.get(ep.task_id)
+        if task is None:
+            failures[ep.task_id] = "task not in this run's tasks.json"
+            continue
+        try:
+            scores.append(await score_one(task, ep, gold))
+        except Exception as exc:
+            failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
     return scores, failures
 
 
@@ -358,30 +353,20 @@ async def run_benchmark_async(
         lock.release()
 
 
-def _open_world_pool(clients: list[Any], concurrency: int, scripted: bool):
-    """World worker processes (world/pool.py; `KOPA_WORLD_WORKERS`, default one per CPU beyond
-    this one, at most 4) for concurrent episodes on the default in-process sandbox: each request
-    is handed to a worker as it is sent, so the world's work (DuckDB, the generators, rendering)
-    runs beside the episodes' own. Answers are the same bytes; None when it cannot help (one
-    episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server).
-    By default only for scripted agents (oracle, first-call), whose runs are all CPU: a model's
-    run waits on the model, and a starting worker only takes CPU from it (kopa perf's runner
-    figure, a fake model with 100 ms latency: 0.82-0.85 N with a worker, 0.88-0.90 N without).
-    Setting `KOPA_WORLD_WORKERS` asks for workers with any agent."""
+def _use_world_workers(clients: list[Any], concurrency: int, scripted: bool) -> int:
+    """World worker processes (kopa_bench.speedups; the `KOPA_WORLD_WORKERS` setting) for
+    concurrent episodes of a scripted agent on the default in-process sandbox, whose runs are
+    all CPU; a model's run waits on the model, and a worker would only take CPU from it. Setting
+    `KOPA_WORLD_WORKERS` asks for workers with any agent. Returns the number in use."""
     if concurrency < 2 or not (scripted or "KOPA_WORLD_WORKERS" in os.environ):
-        return None
+        return 0
     from kopa_bench.client import KopaClient
-    from kopa_bench.world.pool import WorldPool, default_workers
+    from kopa_bench.settings import get_settings
+    from kopa_bench.speedups import use_world_workers
 
-    eligible = [c for c in clients if isinstance(c, KopaClient) and c.default_sandbox()]
-    workers = default_workers()
-    if not eligible or not workers:
-        return None
-    pool = WorldPool(eligible[0].app.state.ctx.world, workers)
-    if not any([c.use_world_pool(pool) for c in eligible]):
-        pool.close()
-        return None
-    return pool
+    workers = get_settings().world_workers
+    used = [isinstance(c, KopaClient) and use_world_workers(c, workers) for c in clients]
+    return workers if any(used) else 0
 
 
 async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_backend, cache, cache_mode, faults,
@@ -425,7 +410,7 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
         backend.bind(all_tasks, gold_client)
     gold = GoldCache(gold_client, shared=_scripted_gold(backend, gold_client))
     agent_client = spec.agent_client()
-    pool = _open_world_pool([gold_client, agent_client], concurrency, scripted=hasattr(backend, "bind"))
+    workers = _use_world_workers([gold_client, agent_client], concurrency, scripted=hasattr(backend, "bind"))
     writer = EpisodeWriter(out / EPISODES)
     sem = asyncio.Semaphore(concurrency)
     scores: list[EpisodeScore] = []
@@ -468,8 +453,6 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
         if bar:
             bar.stop()
         writer.close()
-        if pool is not None:
-            pool.close(wait=False)
         await _close_client(agent_client)
         await _close_client(gold_client)
         spec.close()
@@ -479,7 +462,7 @@ async def _run(tasks, backend_spec, out, t_start, *, seeds, concurrency, client_
                summary={"episodes": len(finished) + len(todo), "scored": len(scores),
                         "success_rate": sum(s.success for s in scores) / len(scores) if scores else None,
                         "gold_failures": failures, "last_invocation_s": round(elapsed, 3),
-                        "world_workers": pool.workers if pool is not None else 0})
+                        "world_workers": workers})
     _atomic_write(out / RUN_JSON, json.dumps(run, ensure_ascii=False, indent=1))
     return RunResult(out, run, len(todo), skipped, scores, failures, elapsed)
 

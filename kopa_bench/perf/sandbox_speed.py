@@ -1,7 +1,7 @@
 """Sandbox speed: in-process call latency vs the raw DuckDB query it wraps, and server
 requests/s on loopback vs a bare Starlette handler. Prints numbers; asserts nothing.
 
-    python -m benchmarks.sandbox_speed [--calls 400] [--requests 3000] [--concurrency 32] [--json]
+    python -m kopa_bench.perf.sandbox_speed [--calls 400] [--requests 3000] [--concurrency 32] [--json]
 """
 
 from __future__ import annotations
@@ -106,14 +106,14 @@ def server(requests: int, concurrency: int, workers: int = 1, cold_requests: int
     (httpx's default max_keepalive_connections) for `concurrency` workers, so under load it
     closed and reopened connections on every request; the churn (and any reset by the server)
     surfaced as an uncaught ReadError that aborted the whole run. Now: persistent keep-alive
-    connections (benchmarks.load_test.hammer), errors counted instead of raised, and readiness
+    connections (kopa_bench.perf.load_test.hammer), errors counted instead of raised, and readiness
     polled on a real route of each app.
 
     Two sandbox figures: `sandbox_rps` repeats 200 distinct calls (after a warm-up, so they are
     answered from the world's memo, as repeated calls are in a benchmark run), and
     `sandbox_cold_rps` sends calls that are all distinct (every one runs its DuckDB query).
     """
-    from benchmarks.load_test import free_port, hammer, start, stop
+    from kopa_bench.perf.load_test import free_port, hammer, start, stop
     from kopa_bench.world import get_world
 
     world = get_world()

@@ -1,7 +1,7 @@
 """Each speed-up piece switched off in turn, timed on a figure a user sees (issue 20).
 
-    python -m benchmarks.ablation --figure oracle|edge|scoring [--off PIECE[,PIECE]] [--json]
-    python -m benchmarks.ablation --series --figures oracle,edge,scoring --reps 2 --out FILE.jsonl
+    python -m kopa_bench.perf.ablation --figure oracle|edge|scoring [--off PIECE[,PIECE]] [--json]
+    python -m kopa_bench.perf.ablation --series --figures oracle,edge,scoring --reps 2 --out FILE.jsonl
 
 One run = one fresh process (cold memos, as a user's command starts), so `--series` alternates
 the baseline and every piece-off configuration in turn and repeats the round, which cancels the
@@ -23,9 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 PIECES = {
     "pool": "world worker processes (world/pool.py; KOPA_WORLD_WORKERS=0)",
@@ -127,8 +124,7 @@ def fig_oracle() -> dict:
 
 
 def fig_scoring() -> dict:
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.perf_suite import scoring
+    from kopa_bench.perf.suite import scoring
 
     r = scoring()
     return {"wall_s": r["scoring_145x8_s"], "success": r["scoring_success"]}
@@ -146,8 +142,8 @@ def one(figure: str, off: list[str]) -> dict:
         with tempfile.TemporaryDirectory() as d:
             env = dict(os.environ, KOPA_ABLATE=",".join(off))
             t0, c0 = time.perf_counter(), cpu_s()
-            r = subprocess.run([sys.executable, "-m", "benchmarks.ablation", "--edge-child", d],
-                               capture_output=True, text=True, env=env, cwd=str(ROOT))
+            r = subprocess.run([sys.executable, "-m", "kopa_bench.perf.ablation", "--edge-child", d],
+                               capture_output=True, text=True, env=env)
             dt = time.perf_counter() - t0
             if r.returncode != 0:
                 raise SystemExit(f"edge verify failed: {r.stderr[-3000:]}")
@@ -181,9 +177,8 @@ def series(figures: list[str], pieces: list[str], reps: int, out: Path) -> None:
                 for off in configs:
                     if off and off[0] not in RELEVANT[fig]:
                         continue
-                    r = subprocess.run([sys.executable, "-m", "benchmarks.ablation", "--figure", fig,
-                                        "--off", ",".join(off), "--json"], capture_output=True, text=True,
-                                       cwd=str(ROOT))
+                    r = subprocess.run([sys.executable, "-m", "kopa_bench.perf.ablation", "--figure", fig,
+                                        "--off", ",".join(off), "--json"], capture_output=True, text=True)
                     if r.returncode != 0:
                         row = {"figure": fig, "off": off, "rep": rep, "error": r.stderr[-500:]}
                     else:
