@@ -173,29 +173,3 @@ def test_fold_only_constant_scalars(tmp_path, sql, folds):
     if folds:
         assert w.sql(out, {"b": 1} if "$b" in out else None) == w.sql(sql, {"b": 1} if "$b" in sql else None)
     w.close()
-
-
-def test_parse_memo_gives_the_parsers_answer(world, catalog, sandbox_app, monkeypatch):
-    """A memoised parse (second pass: hits) equals parsing every time; results are fresh copies."""
-    from kopa_bench.client import parse_memo
-
-    calls = _sample_calls(catalog)
-    parse_memo.clear()
-    first = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    hits = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    monkeypatch.setattr(parse_memo, "parse", lambda proto, ref, status, headers, body:
-                        proto.parse_response(ref, status, headers, body))
-    plain = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    assert first == hits == plain
-
-    async def mutate_then_ask():
-        c = KopaClient(catalog=catalog, world=world, app=sandbox_app)
-        tool, args = next((t, a) for t, a in calls if t.startswith("airkorea_"))
-        a = await c.call(tool, args)
-        a.records[0]["__mutated"] = True
-        b = await c.call(tool, args)
-        await c.aclose()
-        return b
-
-    monkeypatch.undo()
-    assert "__mutated" not in asyncio.run(mutate_then_ask()).records[0]

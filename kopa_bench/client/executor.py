@@ -21,7 +21,6 @@ from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_ex
 from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
 from ..protocols.base import Parsed, RequestSpec, get_protocol
 from .arguments import argument_problem
-from . import parse_memo
 from .cache import CacheMiss, ReplayCache
 from .redact import redact, register_secret
 from .result import ToolErrorInfo, ToolResult
@@ -168,7 +167,7 @@ class KopaClient:
         if ex.status >= 500:
             return Parsed(False, f"HTTP{ex.status}", f"server error {ex.status}", error_type="transient",
                           retryable=True), ex.text
-        parsed = parse_memo.parse(get_protocol(ref.platform.protocol), ref, ex.status, ex.headers, ex.content)
+        parsed = get_protocol(ref.platform.protocol).parse_response(ref, ex.status, ex.headers, ex.content)
         if ex.status == 429 and not parsed.ok:  # rate limited: retried, then reported as such
             parsed.error_type = "quota"
         return parsed, ex.text

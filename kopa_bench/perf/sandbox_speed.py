@@ -27,11 +27,11 @@ def inprocess(calls: int) -> dict:
 
     World.rows_for memoises answers and the app memoises rendered answers, so a repeated call
     never reaches DuckDB. The headline ratio compares like with like: the raw query is
-    World._compute_rows (no memo) and both memos are cleared before every timed client call, so
+    World.answer (no memo) and both memos are cleared before every timed client call, so
     each call validates, runs its query and renders. The warm figures (memo
     hit, what repeated calls cost) are reported beside it."""
     from kopa_bench.catalog import get_catalog
-    from kopa_bench.client import KopaClient, parse_memo
+    from kopa_bench.client import KopaClient
     from kopa_bench.protocols import validate_params
     from kopa_bench.world import get_world
 
@@ -43,7 +43,7 @@ def inprocess(calls: int) -> dict:
     for i in range(calls):  # the raw query: exactly what the endpoint asks DuckDB, without the memo
         params, _ = validate_params(ref.op, args[i % len(args)])
         t0 = time.perf_counter()
-        world._compute_rows(ref.op, params, 0, 10)
+        world.answer(ref.op, params, 0, 10)
         raw.append((time.perf_counter() - t0) * 1000)
     client = KopaClient(world=world)
 
@@ -52,7 +52,6 @@ def inprocess(calls: int) -> dict:
         for i in range(calls):
             world.clear_memo()
             answers.clear()
-            parse_memo.clear()  # the client's memo of parsed answers
             t0 = time.perf_counter()
             r = await client.call(TOOL, args[i % len(args)])
             full.append((time.perf_counter() - t0) * 1000)
