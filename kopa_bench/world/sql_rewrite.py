@@ -14,7 +14,7 @@ DIALECT = "duckdb"
 # contexts where a parenthesised SELECT is a table or a set of rows, not one value
 _NOT_SCALAR = (exp.From, exp.Join, exp.Lateral, exp.Exists, exp.Any, exp.All, exp.Union, exp.Except, exp.Intersect,
                exp.CTE, exp.Table)
-# the clauses of a plain `SELECT ... FROM ... [WHERE ...] [ORDER BY ...]` (`from_` is `from` before sqlglot 28)
+# the clauses of a plain `SELECT ... FROM ... [WHERE ...] [ORDER BY ...]` (older sqlglot names `from_` `from`)
 _PLAIN_CLAUSES = {"expressions", "from", "from_", "joins", "where", "order"}
 
 
