@@ -3,7 +3,7 @@
 * KopaClient's in-process transport (the direct ASGI call, client/inprocess.py) vs httpx.ASGITransport: the app sees the
   same scope and the client returns the same ToolResult, for every tool's example call and
   variants (paging, bad values, missing parameters, reserved characters, fault injection).
-* The world's folded constant sub-selects (World._prepared) vs the SQL as written.
+* The world's folded constant sub-selects (QueryPlanner.prepared) vs the SQL as written.
 """
 
 from __future__ import annotations
@@ -125,27 +125,19 @@ def test_query_string_matches_httpx():
 
 
 def test_folded_subqueries_answer_as_written(world, catalog):
-    """World._prepared folds parameter-free scalar sub-selects; the answers must not change."""
-    folded = [ref for ref in catalog if ref.op.query and world.planner._prepared(ref.op.query)[0] != ref.op.query]
+    """QueryPlanner.prepared folds parameter-free scalar sub-selects; the answers must not change."""
+    from kopa_bench.protocols.base import validate_params
+
+    folded = [ref for ref in catalog if ref.op.query and world.planner.prepared(ref.op.query)[0] != ref.op.query]
     assert folded, "expected at least the AirKorea queries to fold max(dataTime)"
     for ref in folded:
-        sql, _ = world.planner._prepared(ref.op.query)
-        assert "SELECT max(" not in sql
-        args = _example_args(ref)
-        from kopa_bench.protocols.base import validate_params
-
-        params, problem = validate_params(ref.op, args)
+        sql, _ = world.planner.prepared(ref.op.query)
+        assert "SELECT MAX(" not in sql.upper()
+        params, problem = validate_params(ref.op, _example_args(ref))
         assert problem is None
         for offset, limit in ((0, 10), (3, 5), (0, None)):
             fast = world.answer(ref.op, params, offset, limit)
-            original = world._fold_constant_subqueries
-            try:
-                world._sql_cache.pop(ref.op.query, None)
-                world._fold_constant_subqueries = lambda s: s
-                slow = world.answer(ref.op, params, offset, limit)
-            finally:
-                world._fold_constant_subqueries = original
-                world._sql_cache.pop(ref.op.query, None)
+            slow = world.planner.reference_rows(ref.op, params, offset, limit)
             assert fast == slow and fast[1] > 0, (ref.op.tool, offset, limit)
 
 
@@ -156,6 +148,12 @@ def test_folded_subqueries_answer_as_written(world, catalog):
     ("SELECT * FROM t WHERE a = (SELECT max(a) FROM t WHERE b = $b)", False),
     ("SELECT * FROM t WHERE a = (SELECT a FROM t)", False),  # more than one row: not a constant
     ("SELECT * FROM t WHERE s = (SELECT max(s) FROM t) AND ')' <> '('", True),
+    ("SELECT * FROM t WHERE a = ANY (SELECT max(a) FROM t)", False),
+    ("SELECT * FROM t WHERE EXISTS (SELECT max(a) FROM t)", False),
+    ("SELECT * FROM t, LATERAL (SELECT max(a) AS m FROM t) AS l", False),
+    ("SELECT * FROM t WHERE a IN ((SELECT max(a) FROM t), 0)", True),  # a value inside an IN list
+    ("SELECT * FROM t WHERE a = (SELECT max(a), min(a) FROM t)", False),  # two columns
+    ("SELECT (SELECT min(s) FROM t WHERE b = 9) AS n, a FROM t", True),  # no row: a typed NULL
 ])
 def test_fold_only_constant_scalars(tmp_path, sql, folds):
     import duckdb
@@ -168,7 +166,7 @@ def test_fold_only_constant_scalars(tmp_path, sql, folds):
     con.execute("CREATE TABLE t AS SELECT range AS a, range % 3 AS b, 'x''' || range AS s FROM range(5)")
     con.close()
     w = World(path)
-    out = w._fold_constant_subqueries(sql)
+    out, _ = w.planner.prepared(sql)
     assert (out != sql) == folds, out
     if folds:
         assert w.sql(out, {"b": 1} if "$b" in out else None) == w.sql(sql, {"b": 1} if "$b" in sql else None)

@@ -1,35 +1,27 @@
 """The world's query plans give exactly the answers of the catalog SQL as written.
 
-World._compute_rows specialises each catalog query to the parameters a call supplies (each
-`($x IS NULL OR p)` guard becomes `(p)` or TRUE), cached per (query, supplied parameters).
-World.QUERY_PLANS = False runs the SQL as written, the reference.
+QueryPlanner.plan specialises each catalog query to the parameters a call supplies (each
+`($x IS NULL OR p)` guard becomes `(p)` or TRUE), cached per (query, supplied parameters);
+QueryPlanner.reference_rows runs the SQL as written, the reference.
 Also: NEIS timetables are built lazily, one page at a time; they must equal the eager build.
 """
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
 import duckdb
 import pytest
 
-from kopa_bench.world.store import specialise
+from kopa_bench.world.sql_rewrite import parameter_names, parse, render, specialise
+from tests.world_requests import CALLS, example_param_variants
 
-CALLS = json.loads((Path(__file__).parent / "data" / "query_plan_calls.json").read_text(encoding="utf-8"))["calls"]
 PAGES = [(0, 3), (2, 3), (0, None), (10_000, 10), (0, 0), (5, 0)]
 
 
 def _both(world, op, params, offset, limit):
     """(planned, reference) answers, each computed afresh (no memo)."""
-    planned = world._compute_rows(op, params, offset, limit)
-    world.QUERY_PLANS = False
-    try:
-        reference = world._compute_rows(op, params, offset, limit)
-    finally:
-        del world.QUERY_PLANS  # back to the class default
-    return planned, reference
+    return world.planner.rows(op, params, offset, limit), world.planner.reference_rows(op, params, offset, limit)
 
 
 def test_recorded_probe_queries_match_the_sql_as_written(world, catalog):
@@ -46,31 +38,6 @@ def test_recorded_probe_queries_match_the_sql_as_written(world, catalog):
             assert planned == reference, (c["tool"], c["params"], offset, limit)
             nonempty += bool(planned[0])
     assert nonempty > 300  # the comparison is not over empty answers
-
-
-def example_param_variants(catalog) -> dict[str, list[dict]]:
-    """For every SQL operation (tool -> validated params): its example call, then each optional
-    parameter in turn unbound, and each optional parameter bound alone on top of the required ones.
-    Also used by tests/test_world_batch.py."""
-    from kopa_bench.protocols.base import validate_params
-
-    out: dict[str, list[dict]] = {}
-    for ref in catalog:
-        op = ref.op
-        if not op.query:
-            continue
-        args = {p.name: p.example for p in op.model_params if p.example is not None}
-        params, problem = validate_params(op, args)
-        if problem is not None:
-            continue
-        required = {p.name for p in op.model_params if p.required}
-        variants = out.setdefault(op.tool, [params])
-        for name, value in params.items():
-            if value is None or name in required:
-                continue
-            variants.append({**params, name: None})
-            variants.append({k: (v if k in required or k == name else None) for k, v in params.items()})
-    return out
 
 
 def test_each_optional_filter_bound_alone(world, catalog):
@@ -109,9 +76,32 @@ def test_specialise_keeps_three_valued_logic():
     # other shapes are left to DuckDB
     ("SELECT * FROM t WHERE $a IS NULL OR x = $a", set(), "SELECT * FROM t WHERE $a IS NULL OR x = $a"),
     ("SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)", set(), "SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)"),
+    # a longer predicate keeps all its disjuncts; a guard inside it is rewritten on its own
+    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR y = 'it''s')", {"a"}, "SELECT * FROM t WHERE (x = $a OR y = 'it''s')"),
+    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR ($b IS NULL OR y = $b))", {"a"},
+     "SELECT * FROM t WHERE (x = $a OR TRUE)"),
+    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR ($b IS NULL OR y = $b))", set(), "SELECT * FROM t WHERE TRUE"),
+    # a parenthesised guard is a boolean value wherever it stands
+    ("SELECT * FROM t WHERE coalesce(($a IS NULL OR x), TRUE)", {"a"}, "SELECT * FROM t WHERE COALESCE((x), TRUE)"),
 ])
 def test_specialise_shapes(sql, bound, expected):
     assert specialise(sql, frozenset(bound)) == expected
+
+
+def test_every_catalog_query_reads_back_with_its_parameters(catalog):
+    """sqlglot reads all catalog SQL; rendering the tree keeps every `$name` parameter."""
+    import re
+
+    queries = [ref.op.query for ref in catalog if ref.op.query]
+    assert len(queries) >= 40
+    for q in queries:
+        tree = parse(q)
+        assert tree is not None, q
+        names = set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", q))
+        assert parameter_names(tree) == sorted(names), q
+        again = render(tree)
+        assert set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", again)) == names, q
+        assert render(parse(again)) == again  # a fixed point: plans render the same text every time
 
 
 # ---- NEIS timetables: lazy pages vs the eager build --------------------------------------------

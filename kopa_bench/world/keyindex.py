@@ -1,139 +1,63 @@
-"""Answers of equality-keyed SQL operations from a per-world index, without a query each.
+"""Answers of equality-keyed plans from a per-plan index, and keys no row holds, without a query each.
 
-A world query costs DuckDB about as much to plan as to run (EXPLAIN alone took 1.85 ms against
-1.81 ms for a whole query, over 2,000 recorded EDGE queries), and DuckDB 2.0 re-plans a prepared
-statement on every EXECUTE. Yet 40% of an EDGE verification's queries (4,653 of 11,483) are
-plans whose every supplied parameter is a top-level equality (`basDt = $basDt`,
-`sggCd = $LAWD_CD AND deal_ymd = $DEAL_YMD`), asked again and again with other keys. For such a
-plan (specialised by World._plan) one batched query (kopa_bench/world/batch.py: the plan joined
-LATERAL with the list of every key the table holds) gives each key's whole answer, in the
-plan's order, with each row's sort-key peers counted; a page is then a slice.
+A world query costs DuckDB about as much to plan as to run, and plans keyed by equality on their
+parameters (`basDt = $basDt`, `sggCd = $LAWD_CD AND deal_ymd = $DEAL_YMD`) are asked again and
+again with other keys. For such a plan (specialised by QueryPlanner.plan) one query gives every
+key's whole answer: the plan with its key conjuncts removed and the key columns added, each
+key's rows numbered in the plan's order and each row's sort-key peers counted by window
+functions; a page is then a slice.
 
-Exactness, as in batch.py: a page holding a row with a sort-key peer is not answered here (the
-single query decides that order), keys and parameters must both be text (DuckDB would cast a
-text parameter to a numeric column; Python equality would not), and anything the rewrite does
-not recognise keeps its single queries. tests/test_world_keyindex.py compares the indexed
-answers with the single queries on every SQL operation of the catalog.
+Exactness: a page holding a row with a sort-key peer is not answered here (the single query
+decides that order); keys and parameters must both be text, the key columns VARCHAR (DuckDB
+would cast a text parameter to a numeric or ENUM column; Python equality would not); a plan
+that could answer a row for a key no row holds (an aggregate) is not indexed; anything the
+rewrite does not recognise keeps its single queries. tests/test_world_keyindex.py and
+tests/test_world_universe.py compare these answers with the single queries on every SQL
+operation of the catalog.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
-from .batch import _REJECT_TOP, BatchPlan, _top_level_words, closing_quote
+from sqlglot import exp
 
-_EXPR = r'[A-Za-z_\uac00-\ud7a3][\w.]*|"[^"]+"'
-_WORD_BEFORE = re.compile(r"(?:^|[^\w$])(WHERE|AND)\s*$", re.IGNORECASE)
-_WORD_AFTER = re.compile(r"^\s*(?:$|(AND|ORDER)(?![\w$]))", re.IGNORECASE)
+from .sql_rewrite import KeyConjunct, key_conjuncts, parse, plain_select, render
 
-
-@dataclass
-class EqPredicate:
-    name: str  # the parameter
-    expr: str  # the column it is compared with
-    start: int  # the predicate's span in the SQL (with a wrapping pair of parentheses)
-    end: int
+ABSENT_KEY = "\x00kopa: no such key"
 
 
-def _depth_at(sql: str, pos: int) -> int:
-    depth, i = 0, 0
-    while i < pos:
-        c = sql[i]
-        if c in "'\"":
-            j = closing_quote(sql, i)
-            if j == -1 or j >= pos:
-                return -1
-            i = j + 1
-            continue
-        depth += c == "("
-        depth -= c == ")"
-        i += 1
-    return depth
-
-
-def _where_and_order(sql: str) -> tuple[list[tuple[int, str]], int, int] | None:
-    """(top-level words, the single WHERE's position, ORDER BY's position or the end) of a plain
-    SELECT whose WHERE is a conjunction at the top; None for any other shape."""
-    if "--" in sql or "/*" in sql:
+def _keyed(sql: str, names: list[str], every: bool) -> tuple[exp.Select, list[KeyConjunct]] | None:
+    """(the plan's tree, its key conjuncts) where it is a plain selection with at least one (with
+    `every`: one for each parameter), else None."""
+    select = plain_select(parse(sql)) if names else None
+    if select is None:
         return None
-    try:
-        words = _top_level_words(sql)
-    except ValueError:
+    rows_only = not any(e.find(exp.AggFunc, exp.Window) for e in select.expressions + [select.args.get("order")] if e)
+    keys = key_conjuncts(select, names)
+    if not rows_only or not keys or (every and len(keys) != len(names)):
         return None
-    if not words or words[0] != (0, "SELECT") or any(w in _REJECT_TOP for _, w in words):
-        return None
-    where = [p for p, w in words if w == "WHERE"]
-    if len(where) != 1 or any(w == "OR" for p, w in words if p > where[0]):
-        return None
-    order = next((p for k, (p, w) in enumerate(words) if w == "ORDER" and k + 1 < len(words)
-                  and words[k + 1][1] == "BY"), len(sql))
-    return words, where[0], order
+    return select, keys
 
 
-def _eq_conjunct(sql: str, name: str, where: int, order: int) -> EqPredicate | None:
-    """`$name` as the one top-level `column = $name` conjunct of the WHERE, if it is used only so."""
-    uses = list(re.finditer(r"\$" + re.escape(name) + r"(?![A-Za-z0-9_])", sql))
-    found = [m for m in re.finditer(r"(\(\s*)?(" + _EXPR + r")\s*=\s*\$" + re.escape(name)
-                                    + r"(?![A-Za-z0-9_])(\s*\))?", sql)]
-    if len(uses) != 1 or len(found) != 1:
-        return None
-    m = found[0]
-    if bool(m.group(1)) != bool(m.group(3)) or not where < m.start() < order:
-        return None
-    if _depth_at(sql, m.start()) != 0 or not _WORD_BEFORE.search(sql[:m.start()]) \
-            or not _WORD_AFTER.match(sql[m.end():]):
-        return None
-    return EqPredicate(name, m.group(2), m.start(), m.end())
-
-
-def eq_predicates(sql: str, names: list[str]) -> list[EqPredicate] | None:
+def eq_predicates(sql: str, names: list[str]) -> list[KeyConjunct] | None:
     """The top-level `column = $name` conjuncts of the WHERE, one per parameter, or None unless
     every parameter is used exactly once and only that way (then the plan is keyed)."""
-    shape = _where_and_order(sql) if names else None
-    if shape is None:
-        return None
-    _, where, order = shape
-    preds = [_eq_conjunct(sql, name, where, order) for name in names]
-    return None if any(p is None for p in preds) else preds
+    found = _keyed(sql, names, every=True)
+    return None if found is None else found[1]
 
 
-def eq_conjuncts(sql: str, names: list[str]) -> tuple[list[EqPredicate], str] | None:
-    """(the parameters used exactly once, as a top-level `column = $name` conjunct of the WHERE,
-    whatever the others do; the statement's FROM clause), or None when there is none or the
-    statement has another shape. A row of the FROM clause whose columns differ from those
-    parameters' values cannot be in the answer (see KeyUniverse)."""
-    shape = _where_and_order(sql) if names else None
-    if shape is None:
-        return None
-    words, where, order = shape
-    preds = [p for p in (_eq_conjunct(sql, name, where, order) for name in names) if p is not None]
-    from_pos = next((p for p, w in words if w == "FROM"), None)
-    if not preds or from_pos is None or from_pos > where:
-        return None
-    return preds, sql[from_pos:where]
-
-
-def key_domain_sql(sql: str, preds: list[EqPredicate]) -> tuple[str, str]:
-    """(the distinct keys the plan's tables hold, the number of rows over all keys) as SQL: the
-    plan's FROM ... WHERE with its key predicates made TRUE."""
-    words = _top_level_words(sql)
-    from_pos = next(p for p, w in words if w == "FROM")
-    order = next((p for k, (p, w) in enumerate(words) if w == "ORDER" and k + 1 < len(words)
-                  and words[k + 1][1] == "BY"), len(sql))
-    body = sql
-    for p in sorted(preds, key=lambda p: -p.start):
-        body = body[:p.start] + " TRUE " + body[p.end:]
-    shift = len(body) - len(sql)
-    body = body[from_pos:order + shift]
-    keys = ", ".join(f"{p.expr} AS __d{i}" for i, p in enumerate(preds))
-    return f"SELECT DISTINCT {keys} {body}", f"SELECT count(*) FROM (SELECT 1 {body}) AS q"
+def eq_conjuncts(sql: str, names: list[str]) -> list[KeyConjunct] | None:
+    """The parameters used exactly once, as a top-level `column = $name` conjunct of the WHERE,
+    whatever the others do; None when there is none or the statement has another shape."""
+    found = _keyed(sql, names, every=False)
+    return None if found is None else found[1]
 
 
 class KeyIndex:
     """Each key's whole answer (rows in the plan's order, and whether each row has a sort-key
-    peer); `page` answers a request as World._window_page would, or None to leave it to SQL."""
+    peer); `page` answers a request as QueryPlanner.window_page would, or None to leave it to SQL."""
 
     def __init__(self, names: list[str], columns: list[str], parts: dict[tuple, tuple[list[tuple], list[bool]]]):
         self.names = names
@@ -151,42 +75,89 @@ class KeyIndex:
             return None
         cols = self.columns
         page = [dict(zip(cols, r)) for r in rows[offset:end]]
-        # _window_page reads the total off the page, counting apart only past offset 0
+        # window_page reads the total off the page, counting apart only past offset 0
         return page, (len(rows) if page or offset > 0 else 0)
 
 
-def build_index(con, sql: str, names: list[str], plan: BatchPlan | None, max_rows: int) -> KeyIndex | None:
-    """The index of a specialised plan, or None where it is not keyed, not batchable, its keys
-    are not all text, or its answers over all keys exceed `max_rows` rows."""
-    from .batch import run_partitions
+def all_keys_query(con, sql: str, names: list[str]) -> tuple[str, str, list[str]] | None:
+    """(every key's answer with `__rn` and `__peers`, ordered by key and `__rn`; the count of
+    those rows; the plan's output columns) as SQL, or None where the plan is not keyed."""
+    found = _keyed(sql, names, every=True)
+    if found is None:
+        return None
+    select, keys = found
+    out = [d[0] for d in con.execute(f"SELECT * FROM ({sql}) AS q LIMIT 0", {n: None for n in names}).description]
+    lowered = [c.lower() for c in out]
+    if len(set(lowered)) != len(lowered) or any(c.startswith("__") for c in lowered):
+        return None  # q.* would rename duplicates; __ names are the index's own
+    order = select.args.get("order")
+    select.set("order", None)
+    for k in keys:
+        k.conjunct.replace(exp.true())
+    count = f"SELECT count(*) FROM ({render(select)}) AS q"
+    window_order = []
+    for i, item in enumerate(order.expressions if order else []):
+        expr = item.this
+        if isinstance(expr, exp.Literal):
+            return None  # positional ORDER BY: not rewritten
+        # ORDER BY binds a bare name to an output column first; anything else is evaluated next
+        # to the select list, as ORDER BY does
+        if isinstance(expr, exp.Column) and not expr.table and expr.name.lower() in lowered:
+            target = exp.column(out[lowered.index(expr.name.lower())], table="q", quoted=True)
+        else:
+            select.select(exp.alias_(expr.copy(), f"__o{i}"), copy=False)
+            target = exp.column(f"__o{i}", table="q")
+        item = item.copy()
+        item.set("this", target)
+        window_order.append(render(item))
+    for i, k in enumerate(keys):
+        select.select(exp.alias_(k.column.copy(), f"__k{i}"), copy=False)
+    part = ", ".join(f"q.__k{i}" for i in range(len(keys)))
+    spec = f"PARTITION BY {part}" + (" ORDER BY " + ", ".join(window_order) if window_order else "")
+    query = (f"SELECT q.*, row_number() OVER ({spec}) AS __rn, "
+             f"count(*) OVER ({spec} RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS __peers "
+             f"FROM ({render(select)}) AS q ORDER BY {part}, __rn")
+    return query, count, out
 
-    if plan is None:
+
+def build_index(con, sql: str, names: list[str], max_rows: int) -> KeyIndex | None:
+    """The index of a specialised plan, or None where it is not keyed, its key columns are not
+    VARCHAR, or its answers over all keys exceed `max_rows` rows."""
+    found = all_keys_query(con, sql, names)
+    if found is None:
         return None
-    preds = eq_predicates(sql, names)
-    if preds is None:
-        return None
-    domain, count = key_domain_sql(sql, preds)
+    query, count, out = found
     if con.execute(count).fetchone()[0] > max_rows:
         return None
-    keys = [k for k in con.execute(domain).fetchall() if None not in k]
-    if not all(isinstance(v, str) for k in keys for v in k):
+    cur = con.execute(query)
+    n, m = len(out), len(names)
+    cols = [d[0] for d in cur.description]
+    key_cols = [cols.index(f"__k{i}") for i in range(m)]
+    if any(str(cur.description[i][1]) != "VARCHAR" for i in key_cols):
         return None
-    order = [p.name for p in preds]
-    columns, parts = run_partitions(con, plan, [dict(zip(order, k)) for k in keys])
-    return KeyIndex(order, columns, {k: part for k, part in zip(keys, parts) if part[0]})
+    i_peers = cols.index("__peers")
+    shared: dict[Any, Any] = {}  # equal values stored once: an index holds many rows
+    parts: dict[tuple, tuple[list[tuple], list[bool]]] = {}
+    for key, group in groupby(cur.fetchall(), key=lambda r: tuple(r[i] for i in key_cols)):
+        if None in key:
+            continue  # a NULL column equals no parameter
+        rows, peers = parts.setdefault(key, ([], []))
+        for r in group:
+            # keyed with the type: 1, 1.0 and True are equal as dict keys but render differently
+            rows.append(tuple(shared.setdefault((type(v), v), v) if isinstance(v, (str, int, float)) else v
+                              for v in r[:n]))
+            peers.append(r[i_peers] > 1)
+    return KeyIndex(list(names), out, parts)  # keyed on every parameter, in their order
 
 
 class KeyUniverse:
     """The values a plan's equality conjuncts can meet: every key the rows of its FROM clause
     hold. A request whose key is not among them has an empty answer (total 0, on every page)
-    whatever its other parameters, so no query is needed: ~1,800 of the 7,952 queries of a
-    2 x 300-path EDGE verification ask for a statistic code, a station or a bill that does not exist.
+    whatever its other parameters, so no query is needed.
 
-    Exactness: the plan is a plain SELECT ... FROM ... WHERE conjunction (eq_conjuncts; no
-    aggregate: build_universe checks that the plan returns no row for an absent key), and
-    the parameters must be text and the columns VARCHAR (DuckDB compares VARCHAR exactly, as
-    Python does; a text parameter meeting a numeric or ENUM column would be cast, so such plans
-    keep their queries)."""
+    Exactness: the plan is a plain selection (eq_conjuncts; build_universe also checks that the
+    plan returns no row for an absent key), the parameters must be text and the columns
+    VARCHAR, as for KeyIndex."""
 
     def __init__(self, names: list[str], keys: frozenset[tuple]):
         self.names = names
@@ -198,29 +169,35 @@ class KeyUniverse:
 
 
 def build_universe(con, sql: str, names: list[str], max_keys: int,
-                   cache: dict[tuple, frozenset | None] | None = None) -> KeyUniverse | None:
+                   cache: dict[str, frozenset | None] | None = None) -> KeyUniverse | None:
     """The KeyUniverse of a specialised plan, or None where it has no equality conjunct, its
-    FROM clause needs a parameter, its keys are not all text, there are more than `max_keys`,
-    or it answers a row when no FROM row matches (an aggregate). `cache` shares the keys of one
+    FROM clause needs a parameter, its keys are not all VARCHAR, there are more than
+    `max_keys`, or it answers a row when no FROM row matches. `cache` shares the keys of one
     FROM clause and columns between plans."""
-    found = eq_conjuncts(sql, names)
+    found = _keyed(sql, names, every=False)
     if found is None:
         return None
-    preds, from_clause = found
-    ck = (from_clause, tuple(p.expr for p in preds))
-    keys = cache.get(ck, ...) if cache is not None else ...
-    if keys is ...:
-        exprs = ", ".join(p.expr for p in preds)
-        cur = con.execute(f"SELECT DISTINCT {exprs} {from_clause} LIMIT {int(max_keys) + 1}")
-        varchar = all(str(d[1]) == "VARCHAR" for d in cur.description)  # not an ENUM: it casts (and may fail)
+    select, keys = found
+    domain = select
+    for clause in ("where", "order"):
+        domain.set(clause, None)
+    domain.set("expressions", [k.column.copy() for k in keys])
+    domain.set("distinct", exp.Distinct())
+    if domain.find(exp.Placeholder):
+        return None  # the FROM clause needs a parameter
+    domain_sql = render(domain)
+    values = cache.get(domain_sql, ...) if cache is not None else ...
+    if values is ...:
+        cur = con.execute(f"{domain_sql} LIMIT {int(max_keys) + 1}")
+        varchar = all(str(d[1]) == "VARCHAR" for d in cur.description)
         rows = [k for k in cur.fetchall() if None not in k]  # a NULL column equals no parameter
-        keys = frozenset(rows) if varchar and len(rows) <= max_keys else None
+        values = frozenset(rows) if varchar and len(rows) <= max_keys else None
         if cache is not None:
-            cache[ck] = keys
-    if keys is None:
+            cache[domain_sql] = values
+    if values is None:
         return None
     absent = {n: None for n in names}
-    absent.update({p.name: "\x00kopa: no such key" for p in preds})
+    absent.update({k.name: ABSENT_KEY for k in keys})
     if con.execute(f"SELECT count(*) FROM ({sql}) AS q", absent).fetchone()[0] != 0:
-        return None  # rows without a matching FROM row: not a plain selection (an aggregate)
-    return KeyUniverse([p.name for p in preds], keys)
+        return None  # rows without a matching FROM row: not a plain selection
+    return KeyUniverse([k.name for k in keys], values)
