@@ -1,7 +1,6 @@
 """The world's query plans give exactly the answers of the catalog SQL as written.
 
-QueryPlanner.plan specialises each catalog query to the parameters a call supplies (each
-`($x IS NULL OR p)` guard becomes `(p)` or TRUE), cached per (query, supplied parameters);
+QueryPlanner.rows runs each catalog query with its constant sub-selects folded to literals;
 QueryPlanner.reference_rows runs the SQL as written, the reference.
 Also: NEIS timetables are built lazily, one page at a time; they must equal the eager build.
 """
@@ -10,10 +9,9 @@ from __future__ import annotations
 
 import random
 
-import duckdb
 import pytest
 
-from kopa_bench.world.sql_rewrite import parameter_names, parse, render, specialise
+from kopa_bench.world.sql_rewrite import parameter_names, parse, render
 from tests.world_requests import CALLS, example_param_variants
 
 PAGES = [(0, 3), (2, 3), (0, None), (10_000, 10), (0, 0), (5, 0)]
@@ -51,41 +49,6 @@ def test_each_optional_filter_bound_alone(world, catalog):
                 assert planned == reference, (op.tool, v, offset, limit)
                 checked += 1
     assert checked > 300
-
-
-def test_specialise_keeps_three_valued_logic():
-    con = duckdb.connect()
-    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 'ab'), (NULL, 'b'), (3, NULL), (1, NULL)) v(a, s)")
-    sql = ("SELECT a, s FROM t WHERE ($x IS NULL OR a = $x) AND ($y IS NULL OR s LIKE '%' || $y || '%' OR a > 2) "
-           "ORDER BY a NULLS FIRST, s NULLS FIRST")
-    for x in (None, 1, 3, 7):
-        for y in (None, "b", "zz"):
-            bound = frozenset(n for n, v in (("x", x), ("y", y)) if v is not None)
-            spec = specialise(sql, bound)
-            args = {n: v for n, v in (("x", x), ("y", y)) if f"${n}" in spec}
-            assert con.execute(spec, args).fetchall() == con.execute(sql, {"x": x, "y": y}).fetchall(), (x, y, spec)
-
-
-@pytest.mark.parametrize("sql, bound, expected", [
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a)", {"a"}, "SELECT * FROM t WHERE (x = $a)"),
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a)", set(), "SELECT * FROM t WHERE TRUE"),
-    # the guard's predicate keeps its own parentheses and quotes
-    ("SELECT * FROM t WHERE ($a IS NULL OR f(x, ')') = $a) AND y = 1", set(), "SELECT * FROM t WHERE TRUE AND y = 1"),
-    # a function's argument list is not a guard: left alone
-    ("SELECT coalesce($a IS NULL OR x, TRUE) FROM t", set(), "SELECT coalesce($a IS NULL OR x, TRUE) FROM t"),
-    # other shapes are left to DuckDB
-    ("SELECT * FROM t WHERE $a IS NULL OR x = $a", set(), "SELECT * FROM t WHERE $a IS NULL OR x = $a"),
-    ("SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)", set(), "SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)"),
-    # a longer predicate keeps all its disjuncts; a guard inside it is rewritten on its own
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR y = 'it''s')", {"a"}, "SELECT * FROM t WHERE (x = $a OR y = 'it''s')"),
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR ($b IS NULL OR y = $b))", {"a"},
-     "SELECT * FROM t WHERE (x = $a OR TRUE)"),
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a OR ($b IS NULL OR y = $b))", set(), "SELECT * FROM t WHERE TRUE"),
-    # a parenthesised guard is a boolean value wherever it stands
-    ("SELECT * FROM t WHERE coalesce(($a IS NULL OR x), TRUE)", {"a"}, "SELECT * FROM t WHERE COALESCE((x), TRUE)"),
-])
-def test_specialise_shapes(sql, bound, expected):
-    assert specialise(sql, frozenset(bound)) == expected
 
 
 def test_every_catalog_query_reads_back_with_its_parameters(catalog):

@@ -1,10 +1,8 @@
 """Catalog SQL read as a sqlglot tree (DuckDB dialect) and rewritten without changing its answers:
-optional-parameter guards specialised, constant sub-selects replaced by their values, and the
-top-level `column = $param` conjuncts a key index or key universe relies on found."""
+parameter-free sub-selects in scalar position replaced by their values."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import sqlglot
@@ -14,8 +12,6 @@ DIALECT = "duckdb"
 # contexts where a parenthesised SELECT is a table or a set of rows, not one value
 _NOT_SCALAR = (exp.From, exp.Join, exp.Lateral, exp.Exists, exp.Any, exp.All, exp.Union, exp.Except, exp.Intersect,
                exp.CTE, exp.Table)
-# the clauses of a plain `SELECT ... FROM ... [WHERE ...] [ORDER BY ...]` (older sqlglot names `from_` `from`)
-_PLAIN_CLAUSES = {"expressions", "from", "from_", "joins", "where", "order"}
 
 
 def parse(sql: str) -> exp.Expression | None:
@@ -40,44 +36,6 @@ def _attached(node: exp.Expression, root: exp.Expression) -> bool:
     while node.parent is not None:
         node = node.parent
     return node is root
-
-
-def _guard(paren: exp.Expression) -> tuple[str, exp.Or] | None:
-    """(x, the OR whose left side is `$x IS NULL`) when `paren` is `($x IS NULL OR p)`."""
-    if not isinstance(paren, exp.Paren) or not isinstance(paren.this, exp.Or):
-        return None
-    first = paren.this
-    while isinstance(first.this, exp.Or):
-        first = first.this
-    test = first.this
-    if isinstance(test, exp.Is) and isinstance(test.this, exp.Placeholder) and isinstance(test.expression, exp.Null):
-        return test.this.name, first
-    return None
-
-
-def specialise(sql: str, bound: frozenset[str]) -> str:
-    """The query for one set of supplied parameters: each `($x IS NULL OR p)` becomes `(p)` when
-    $x is supplied and `TRUE` when it is not.
-
-    Exact in SQL's three-valued logic wherever the guard stands: with $x non-NULL, `$x IS NULL`
-    is FALSE and `FALSE OR p` is p (also when p is NULL); with $x NULL the guard is TRUE. Only a
-    parenthesised guard is rewritten (a function's argument list is not a parenthesis); other
-    shapes are left to DuckDB. Unchanged text when there is no guard."""
-    tree = parse(sql)
-    if tree is None:
-        return sql
-    changed = False
-    for paren in list(tree.find_all(exp.Paren)):
-        found = _guard(paren)
-        if found is None or not _attached(paren, tree):
-            continue
-        name, first = found
-        if name in bound:
-            first.replace(first.expression)  # drop `$x IS NULL OR`; p keeps its own guards
-        else:
-            paren.replace(exp.true())
-        changed = True
-    return render(tree) if changed else sql
 
 
 def fold_constants(sql: str, evaluate: Callable[[str], exp.Expression | None]) -> str:
@@ -108,41 +66,3 @@ def typed_literal(text: str | None, type_name: str) -> exp.Expression | None:
     except sqlglot.errors.SqlglotError:
         return None
     return exp.cast(exp.null() if text is None else exp.Literal.string(text), to)
-
-
-@dataclass
-class KeyConjunct:
-    name: str  # the parameter
-    expr: str  # the column it equals, as SQL
-    column: exp.Column
-    conjunct: exp.Expression  # the WHERE conjunct holding it (with any wrapping parentheses)
-
-
-def plain_select(tree: exp.Expression | None) -> exp.Select | None:
-    """The statement if it is one `SELECT ... FROM ... [WHERE ...] [ORDER BY ...]` (nothing that
-    groups, deduplicates, limits, windows or combines at the top), else None."""
-    if not isinstance(tree, exp.Select) or not any(isinstance(v, exp.From) for v in tree.args.values()):
-        return None
-    if any(v for k, v in tree.args.items() if k not in _PLAIN_CLAUSES):
-        return None
-    return tree
-
-
-def key_conjuncts(select: exp.Select, names: list[str]) -> list[KeyConjunct]:
-    """The parameters used exactly once in the statement, as a top-level `column = $name`
-    conjunct of its WHERE."""
-    where = select.args.get("where")
-    if where is None:
-        return []
-    uses: dict[str, int] = {}
-    for p in select.find_all(exp.Placeholder):
-        uses[p.name] = uses.get(p.name, 0) + 1
-    conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-    found: dict[str, KeyConjunct] = {}
-    for node in conjuncts:
-        eq = node.unnest()
-        if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Placeholder):
-            name = eq.expression.name
-            if name in names and uses.get(name) == 1:
-                found[name] = KeyConjunct(name, render(eq.this), eq.this, node)
-    return [found[n] for n in names if n in found]
