@@ -22,9 +22,9 @@ class Edge:
 
     def __init__(self, catalog=None, client=None, seed: int = 0, concurrency: int = 64,
                  exclude_platforms: list[str] | None = None):
-        from .env import usable_catalog
+        from kopa_bench.catalog import get_catalog
 
-        base = catalog or usable_catalog()
+        base = catalog or get_catalog()
         self.client = client or make_client(catalog=base)
         self.catalog = _SubCatalog(base, exclude_platforms) if exclude_platforms else base
         self.executor = ProbeExecutor(self.client, concurrency=concurrency)
@@ -34,8 +34,7 @@ class Edge:
         self.selection_arms: dict = {}
 
     async def aclose(self) -> None:
-        """Stop the world worker processes (if any) and close the client."""
-        self.executor.close()
+        """Close the client (and its world worker processes, if any)."""
         await self.client.aclose()
 
     async def bootstrap(self) -> dict[str, list[dict]]:

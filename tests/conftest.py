@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-# EDGE computes world answers ahead in worker processes by default (kopa_bench/world/pool.py); the
-# suite runs them in-process, except tests/test_world_pool.py, which starts its own and checks the
+# EDGE computes world answers ahead in worker processes by default (kopa_bench.speedups); the suite
+# runs them in-process, except tests/test_world_workers.py, which starts its own and checks the
 # answers and EDGE's graph are the same either way. Subprocesses started by tests inherit this.
 os.environ.setdefault("KOPA_WORLD_WORKERS", "0")
 

@@ -1,9 +1,9 @@
 """The fast in-process paths give the same answers as the slow ones.
 
-* KopaClient's direct ASGI call (client/inprocess.py) vs httpx.ASGITransport: the app sees the
+* KopaClient's in-process transport (the direct ASGI call, client/inprocess.py) vs httpx.ASGITransport: the app sees the
   same scope and the client returns the same ToolResult, for every tool's example call and
   variants (paging, bad values, missing parameters, reserved characters, fault injection).
-* The world's folded constant sub-selects (World._prepared) vs the SQL as written.
+* The world's folded constant sub-selects (QueryPlanner.prepared) vs the SQL as written.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 
 from kopa_bench.client import KopaClient
 from kopa_bench.client.inprocess import ASGICall, query_string
+from kopa_bench.client.transport import HTTPXTransport
 from kopa_bench.sandbox import create_app
 from kopa_bench.sandbox.faults import FaultConfig
 
@@ -56,8 +57,8 @@ def _run(client: KopaClient, calls) -> list[dict]:
 def test_direct_asgi_matches_httpx(world, catalog, sandbox_app):
     calls = _sample_calls(catalog)
     assert len(calls) > 100
-    fast = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=True), calls)
-    slow = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, asgi_direct=False), calls)
+    fast = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
+    slow = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app, transport=HTTPXTransport(app=sandbox_app)), calls)
     assert len(fast) == len(slow)
     for (tool, args), a, b in zip(calls, fast, slow):
         assert a == b, (tool, args)
@@ -71,7 +72,8 @@ def test_direct_asgi_matches_httpx_with_faults(world, catalog):
     res = []
     for direct in (True, False):
         app = create_app(world=world, catalog=catalog, faults=FaultConfig(rate=0.4, kinds=kinds, seed=7))
-        client = KopaClient(catalog=catalog, world=world, app=app, asgi_direct=direct, max_retries=2, backoff_s=0.0)
+        client = KopaClient(catalog=catalog, world=world, app=app, max_retries=2, backoff_s=0.0,
+                            transport=None if direct else HTTPXTransport(app=app))
         res.append(_run(client, calls))
     assert res[0] == res[1]
     assert any(r["attempts"] > 1 for r in res[0]) and any(not r["ok"] for r in res[0])
@@ -123,27 +125,19 @@ def test_query_string_matches_httpx():
 
 
 def test_folded_subqueries_answer_as_written(world, catalog):
-    """World._prepared folds parameter-free scalar sub-selects; the answers must not change."""
-    folded = [ref for ref in catalog if ref.op.query and world._prepared(ref.op.query)[0] != ref.op.query]
+    """QueryPlanner.prepared folds parameter-free scalar sub-selects; the answers must not change."""
+    from kopa_bench.protocols.base import validate_params
+
+    folded = [ref for ref in catalog if ref.op.query and world.planner.prepared(ref.op.query)[0] != ref.op.query]
     assert folded, "expected at least the AirKorea queries to fold max(dataTime)"
     for ref in folded:
-        sql, _ = world._prepared(ref.op.query)
-        assert "SELECT max(" not in sql
-        args = _example_args(ref)
-        from kopa_bench.protocols.base import validate_params
-
-        params, problem = validate_params(ref.op, args)
+        sql, _ = world.planner.prepared(ref.op.query)
+        assert "SELECT MAX(" not in sql.upper()
+        params, problem = validate_params(ref.op, _example_args(ref))
         assert problem is None
         for offset, limit in ((0, 10), (3, 5), (0, None)):
-            fast = world._compute_rows(ref.op, params, offset, limit)
-            original = world._fold_constant_subqueries
-            try:
-                world._sql_cache.pop(ref.op.query, None)
-                world._fold_constant_subqueries = lambda s: s
-                slow = world._compute_rows(ref.op, params, offset, limit)
-            finally:
-                world._fold_constant_subqueries = original
-                world._sql_cache.pop(ref.op.query, None)
+            fast = world.answer(ref.op, params, offset, limit)
+            slow = world.planner.reference_rows(ref.op, params, offset, limit)
             assert fast == slow and fast[1] > 0, (ref.op.tool, offset, limit)
 
 
@@ -154,6 +148,12 @@ def test_folded_subqueries_answer_as_written(world, catalog):
     ("SELECT * FROM t WHERE a = (SELECT max(a) FROM t WHERE b = $b)", False),
     ("SELECT * FROM t WHERE a = (SELECT a FROM t)", False),  # more than one row: not a constant
     ("SELECT * FROM t WHERE s = (SELECT max(s) FROM t) AND ')' <> '('", True),
+    ("SELECT * FROM t WHERE a = ANY (SELECT max(a) FROM t)", False),
+    ("SELECT * FROM t WHERE EXISTS (SELECT max(a) FROM t)", False),
+    ("SELECT * FROM t, LATERAL (SELECT max(a) AS m FROM t) AS l", False),
+    ("SELECT * FROM t WHERE a IN ((SELECT max(a) FROM t), 0)", True),  # a value inside an IN list
+    ("SELECT * FROM t WHERE a = (SELECT max(a), min(a) FROM t)", False),  # two columns
+    ("SELECT (SELECT min(s) FROM t WHERE b = 9) AS n, a FROM t", True),  # no row: a typed NULL
 ])
 def test_fold_only_constant_scalars(tmp_path, sql, folds):
     import duckdb
@@ -166,34 +166,8 @@ def test_fold_only_constant_scalars(tmp_path, sql, folds):
     con.execute("CREATE TABLE t AS SELECT range AS a, range % 3 AS b, 'x''' || range AS s FROM range(5)")
     con.close()
     w = World(path)
-    out = w._fold_constant_subqueries(sql)
+    out, _ = w.planner.prepared(sql)
     assert (out != sql) == folds, out
     if folds:
         assert w.sql(out, {"b": 1} if "$b" in out else None) == w.sql(sql, {"b": 1} if "$b" in sql else None)
     w.close()
-
-
-def test_parse_memo_gives_the_parsers_answer(world, catalog, sandbox_app, monkeypatch):
-    """A memoised parse (second pass: hits) equals parsing every time; results are fresh copies."""
-    from kopa_bench.client import parse_memo
-
-    calls = _sample_calls(catalog)
-    parse_memo.clear()
-    first = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    hits = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    monkeypatch.setattr(parse_memo, "parse", lambda proto, ref, status, headers, body:
-                        proto.parse_response(ref, status, headers, body))
-    plain = _run(KopaClient(catalog=catalog, world=world, app=sandbox_app), calls)
-    assert first == hits == plain
-
-    async def mutate_then_ask():
-        c = KopaClient(catalog=catalog, world=world, app=sandbox_app)
-        tool, args = next((t, a) for t, a in calls if t.startswith("airkorea_"))
-        a = await c.call(tool, args)
-        a.records[0]["__mutated"] = True
-        b = await c.call(tool, args)
-        await c.aclose()
-        return b
-
-    monkeypatch.undo()
-    assert "__mutated" not in asyncio.run(mutate_then_ask()).records[0]

@@ -111,7 +111,7 @@ def test_kill_9_bench_run_with_world_workers_then_resume(tmp_path) -> None:
     workers: set[int] = set()
 
     def ready() -> bool:
-        workers.update(p for p in _children(proc.pid) if "kopa_bench.world.pool" in open(f"/proc/{p}/cmdline").read())
+        workers.update(p for p in _children(proc.pid) if "multiprocessing" in open(f"/proc/{p}/cmdline").read())
         return bool(workers) and _lines(out / EPISODES) >= 3
 
     _kill_when(proc, ready)

@@ -1,35 +1,25 @@
 """The world's query plans give exactly the answers of the catalog SQL as written.
 
-World._compute_rows specialises each catalog query to the parameters a call supplies (each
-`($x IS NULL OR p)` guard becomes `(p)` or TRUE), cached per (query, supplied parameters).
-World.QUERY_PLANS = False runs the SQL as written, the reference.
+QueryPlanner.rows runs each catalog query with its constant sub-selects folded to literals;
+QueryPlanner.reference_rows runs the SQL as written, the reference.
 Also: NEIS timetables are built lazily, one page at a time; they must equal the eager build.
 """
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
-import duckdb
 import pytest
 
-from kopa_bench.world.store import specialise
+from kopa_bench.world.sql_rewrite import parameter_names, parse, render
+from tests.world_requests import CALLS, example_param_variants
 
-CALLS = json.loads((Path(__file__).parent / "data" / "query_plan_calls.json").read_text(encoding="utf-8"))["calls"]
 PAGES = [(0, 3), (2, 3), (0, None), (10_000, 10), (0, 0), (5, 0)]
 
 
 def _both(world, op, params, offset, limit):
     """(planned, reference) answers, each computed afresh (no memo)."""
-    planned = world._compute_rows(op, params, offset, limit)
-    world.QUERY_PLANS = False
-    try:
-        reference = world._compute_rows(op, params, offset, limit)
-    finally:
-        del world.QUERY_PLANS  # back to the class default
-    return planned, reference
+    return world.planner.rows(op, params, offset, limit), world.planner.reference_rows(op, params, offset, limit)
 
 
 def test_recorded_probe_queries_match_the_sql_as_written(world, catalog):
@@ -48,31 +38,6 @@ def test_recorded_probe_queries_match_the_sql_as_written(world, catalog):
     assert nonempty > 300  # the comparison is not over empty answers
 
 
-def example_param_variants(catalog) -> dict[str, list[dict]]:
-    """For every SQL operation (tool -> validated params): its example call, then each optional
-    parameter in turn unbound, and each optional parameter bound alone on top of the required ones.
-    Also used by tests/test_world_batch.py."""
-    from kopa_bench.protocols.base import validate_params
-
-    out: dict[str, list[dict]] = {}
-    for ref in catalog:
-        op = ref.op
-        if not op.query:
-            continue
-        args = {p.name: p.example for p in op.model_params if p.example is not None}
-        params, problem = validate_params(op, args)
-        if problem is not None:
-            continue
-        required = {p.name for p in op.model_params if p.required}
-        variants = out.setdefault(op.tool, [params])
-        for name, value in params.items():
-            if value is None or name in required:
-                continue
-            variants.append({**params, name: None})
-            variants.append({k: (v if k in required or k == name else None) for k, v in params.items()})
-    return out
-
-
 def test_each_optional_filter_bound_alone(world, catalog):
     """Every variant of :func:`example_param_variants`, three pages each, planned == reference."""
     checked = 0
@@ -86,32 +51,20 @@ def test_each_optional_filter_bound_alone(world, catalog):
     assert checked > 300
 
 
-def test_specialise_keeps_three_valued_logic():
-    con = duckdb.connect()
-    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 'ab'), (NULL, 'b'), (3, NULL), (1, NULL)) v(a, s)")
-    sql = ("SELECT a, s FROM t WHERE ($x IS NULL OR a = $x) AND ($y IS NULL OR s LIKE '%' || $y || '%' OR a > 2) "
-           "ORDER BY a NULLS FIRST, s NULLS FIRST")
-    for x in (None, 1, 3, 7):
-        for y in (None, "b", "zz"):
-            bound = frozenset(n for n, v in (("x", x), ("y", y)) if v is not None)
-            spec = specialise(sql, bound)
-            args = {n: v for n, v in (("x", x), ("y", y)) if f"${n}" in spec}
-            assert con.execute(spec, args).fetchall() == con.execute(sql, {"x": x, "y": y}).fetchall(), (x, y, spec)
+def test_every_catalog_query_reads_back_with_its_parameters(catalog):
+    """sqlglot reads all catalog SQL; rendering the tree keeps every `$name` parameter."""
+    import re
 
-
-@pytest.mark.parametrize("sql, bound, expected", [
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a)", {"a"}, "SELECT * FROM t WHERE (x = $a)"),
-    ("SELECT * FROM t WHERE ($a IS NULL OR x = $a)", set(), "SELECT * FROM t WHERE TRUE"),
-    # the guard's predicate keeps its own parentheses and quotes
-    ("SELECT * FROM t WHERE ($a IS NULL OR f(x, ')') = $a) AND y = 1", set(), "SELECT * FROM t WHERE TRUE AND y = 1"),
-    # a function's argument list is not a guard: left alone
-    ("SELECT coalesce($a IS NULL OR x, TRUE) FROM t", set(), "SELECT coalesce($a IS NULL OR x, TRUE) FROM t"),
-    # other shapes are left to DuckDB
-    ("SELECT * FROM t WHERE $a IS NULL OR x = $a", set(), "SELECT * FROM t WHERE $a IS NULL OR x = $a"),
-    ("SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)", set(), "SELECT * FROM t WHERE (coalesce($a, '?') = '?' OR x = $a)"),
-])
-def test_specialise_shapes(sql, bound, expected):
-    assert specialise(sql, frozenset(bound)) == expected
+    queries = [ref.op.query for ref in catalog if ref.op.query]
+    assert len(queries) >= 40
+    for q in queries:
+        tree = parse(q)
+        assert tree is not None, q
+        names = set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", q))
+        assert parameter_names(tree) == sorted(names), q
+        again = render(tree)
+        assert set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", again)) == names, q
+        assert render(parse(again)) == again  # a fixed point: plans render the same text every time
 
 
 # ---- NEIS timetables: lazy pages vs the eager build --------------------------------------------

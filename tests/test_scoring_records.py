@@ -152,39 +152,3 @@ def _reference_matches(actual, wanted) -> bool:
         return a == w
     norm = lambda v: "" if v is None else str(v).strip()  # noqa: E731
     return norm(actual) == norm(wanted)
-
-
-def test_heap_frozen_freezes_once_and_hands_the_heap_back():
-    import gc
-
-    from kopa_bench.scoring.heap import heap_frozen
-
-    assert gc.get_freeze_count() == 0
-    with heap_frozen():
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
-        with heap_frozen():  # a nested batch neither refreezes nor unfreezes
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen
-    assert gc.get_freeze_count() == 0
-    try:
-        with heap_frozen():
-            raise KeyError("x")
-    except KeyError:
-        pass
-    assert gc.get_freeze_count() == 0
-
-
-def test_heap_frozen_leaves_a_heap_the_process_froze_itself_alone():
-    import gc
-
-    from kopa_bench.scoring.heap import heap_frozen
-
-    gc.freeze()  # the host (say, a server before forking) froze its own heap
-    try:
-        theirs = gc.get_freeze_count()
-        with heap_frozen():
-            pass
-        assert gc.get_freeze_count() == theirs  # not thawed by the batch
-    finally:
-        gc.unfreeze()

@@ -222,18 +222,21 @@ def test_ecos_sends_the_key_as_one_encoded_segment(catalog) -> None:
 @pytest.mark.parametrize("direct", [True, False], ids=["direct-asgi", "httpx-asgi"])
 def test_path_key_with_reserved_characters_in_process(world, catalog, direct) -> None:
     from kopa_bench.client import KopaClient
+    from kopa_bench.client.transport import HTTPXTransport
     from kopa_bench.sandbox import create_app
 
     app = create_app(world=world, catalog=catalog, keys={SLASH_KEY})
     res = _calls_with_key(KopaClient(catalog=catalog, world=world, app=app, keys={"*": SLASH_KEY},
-                                     asgi_direct=direct, max_retries=0))
+                                     max_retries=0,
+                                     transport=None if direct else HTTPXTransport(app=app)))
     assert all(r.ok for r in res), [(r.tool, r.error) for r in res]
     assert all(r.records for r in res)
     for r in res:
         _assert_no_slash_key(r.model_dump_json())
     # the key is checked whole: its first path piece alone is refused
     bad = _calls_with_key(KopaClient(catalog=catalog, world=world, app=app, keys={"*": "ab/c"},
-                                     asgi_direct=direct, max_retries=0))
+                                     max_retries=0,
+                                     transport=None if direct else HTTPXTransport(app=app)))
     assert [r.error.type if r.error else None for r in bad] == ["auth"] * len(PATH_KEY_CALLS)
 
 

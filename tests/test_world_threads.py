@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from kopa_bench.world.store import world_threads
+from kopa_bench.settings import get_settings
 
 
 def test_default_is_one_thread(monkeypatch):
     monkeypatch.delenv("KOPA_WORLD_THREADS", raising=False)
-    assert world_threads() == 1
+    assert get_settings().world_threads == 1
 
 
 def test_override(monkeypatch):
     monkeypatch.setenv("KOPA_WORLD_THREADS", "2")
-    assert world_threads() == 2
+    assert get_settings().world_threads == 2
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "two", ""])
 def test_bad_values_are_named(monkeypatch, bad):
     monkeypatch.setenv("KOPA_WORLD_THREADS", bad)
     with pytest.raises(ValueError, match="KOPA_WORLD_THREADS"):
-        world_threads()
+        get_settings().world_threads
 
 
 def test_world_runs_with_one_thread(world):

@@ -1,34 +1,31 @@
 """KopaClient: the one executor every other part uses (benchmark, EDGE, training, Space).
 
 Backends:
-  "sandbox"          in-process sandbox app, no server: body-less requests go straight to the ASGI
-                     app (client/inprocess.py, same scope and reading as httpx), the others
-                     over httpx.ASGITransport; `asgi_direct=False` sends all through httpx
+  "sandbox"          the in-process sandbox app, no server (client/transport.py InProcessTransport)
   "http://host:port" a running `kopa sandbox serve`
   "live"             the real hosts, with the user's keys from environment variables
-plus an optional ReplayCache in front of any of them.
+plus an optional ReplayCache in front of any of them. A call is validated, built into one
+`RequestSpec` (`request_spec`), and sent by the client's transport (`transport=` replaces it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import time
 from typing import Any
 
 import httpx
+from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
-from ..protocols.base import Parsed, get_protocol, model_args_problem
+from ..protocols.base import Parsed, RequestSpec, get_protocol
+from .arguments import argument_problem
 from .cache import CacheMiss, ReplayCache
-from . import parse_memo
-from ..sandbox.memo import ResponseMemo
-from .inprocess import ASGICall, query_string
 from .redact import redact, register_secret
 from .result import ToolErrorInfo, ToolResult
+from .transport import HTTPXTransport, InProcessTransport, Transport
 
-log = logging.getLogger(__name__)
 SANDBOX_KEY = "KOPA-SANDBOX"
 MAX_BACKOFF_S = 5.0
 
@@ -41,17 +38,13 @@ FIXES = {
 }
 
 
-def _request_key(spec) -> tuple:
-    return spec.method.upper(), spec.url, query_string(spec.params or None)
-
-
 class KopaClient:
-    MAX_AHEAD = 4096  # requests computed ahead and not yet sent, at most (compute_ahead)
-
     def __init__(self, backend: str = "sandbox", *, catalog: Catalog | None = None, world=None,
                  keys: dict[str, str] | None = None, cache: ReplayCache | None = None, faults=None,
                  timeout: float = 15.0, max_retries: int = 3, backoff_s: float = 0.2, app=None,
-                 asgi_direct: bool = True):
+                 transport: Transport | None = None):
+        if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
+            raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
         self.catalog = catalog or get_catalog()
         self.backend = backend
         self.cache = cache
@@ -64,17 +57,8 @@ class KopaClient:
         self._app = app
         self._world = world
         self._faults = faults
-        self._http: httpx.AsyncClient | None = None
-        self._http_loop: asyncio.AbstractEventLoop | None = None
-        self.asgi_direct = asgi_direct and backend == "sandbox"
-        self._asgi: ASGICall | None = None
-        # in-process requests a world pool computes ahead (compute_ahead): request key -> (pool, future)
-        self._ahead: dict[tuple, tuple] = {}
-        self._pool = None  # use_world_pool: every in-process request goes through this pool
-        if backend not in ("sandbox", "live") and not backend.startswith(("http://", "https://")):
-            raise ValueError(f"backend {backend!r}: use 'sandbox', 'live' or a sandbox URL like http://127.0.0.1:8000")
+        self._transport = transport
 
-    # -- plumbing --------------------------------------------------------------------------
     @property
     def world(self):
         """The World this client's in-process sandbox was given (None: the default world)."""
@@ -82,131 +66,36 @@ class KopaClient:
 
     @property
     def app(self):
+        """The in-process sandbox app (built on first use); only for the "sandbox" backend."""
         if self._app is None:
+            if self.backend != "sandbox":
+                raise ValueError(f"backend {self.backend!r} has no in-process sandbox app")
             from ..sandbox.app import create_app
 
             self._app = create_app(world=self._world, catalog=self.catalog, faults=self._faults)
         return self._app
 
-    def _client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._http is None or self._http_loop is not loop:
-            if self.backend == "sandbox":
-                transport = httpx.ASGITransport(app=self.app)
-                self._http = httpx.AsyncClient(transport=transport, timeout=self.timeout)
-            else:
-                limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-                self._http = httpx.AsyncClient(timeout=self.timeout, limits=limits, follow_redirects=False)
-            self._http_loop = loop
-        return self._http
+    @property
+    def world(self):
+        """The world the in-process sandbox serves; None for a URL or the live hosts."""
+        return self.app.state.ctx.world if self.backend == "sandbox" else None
 
-    def default_sandbox(self) -> bool:
-        """Whether requests go to an in-process sandbox configured as a world worker's own is
-        (world/pool.py `_SandboxHTTP`): the default catalog and keys, no fault injection. Only
-        then can a worker answer this client's requests byte for byte."""
-        if not self.asgi_direct:
-            return False
-        from ..sandbox.context import DEFAULT_SANDBOX_KEY
+    @property
+    def transport(self) -> Transport:
+        if self._transport is None:
+            self._transport = (InProcessTransport(self.app, timeout=self.timeout) if self.backend == "sandbox"
+                               else HTTPXTransport(timeout=self.timeout))
+        return self._transport
 
-        ctx = getattr(self.app.state, "ctx", None)
-        return (ctx is not None and ctx.faults is None and self.catalog is get_catalog()
-                and ctx.catalog is get_catalog() and ctx.keys == {DEFAULT_SANDBOX_KEY})
+    @transport.setter
+    def transport(self, transport: Transport) -> None:
+        self._transport = transport
 
-    def use_world_pool(self, pool) -> bool:
-        """Send every in-process request of this client through `pool` (world/pool.py), for
-        concurrent episodes (the benchmark runner): a request goes to a worker with room as it is
-        sent and the episode awaits the answer while the others go on; when every worker is busy,
-        this process computes it. Answers are the same bytes; only the order in which episodes
-        interleave changes. False (and nothing changes) unless this client's sandbox is the
-        default one on the pool's world file."""
-        world = self.app.state.ctx.world if self.default_sandbox() else None
-        if pool is None or world is None or (str(world.path), world.clock.now().isoformat()) != (
-                pool.world_path, pool.world_now):
-            self._pool = None
-            return False
-        self._pool = pool
-        return True
-
-    def compute_ahead(self, pool, spec) -> bool:
-        """Have a worker of `pool` (world/pool.py) run this in-process request while the caller
-        goes on; `_send` then takes its answer (or takes the request back if no worker has
-        started on it). The pool's sandbox is the default one: only for a client using that."""
-        if not self.asgi_direct or spec.json is not None:
-            return False
-        key = _request_key(spec)
-        if key in self._ahead:
-            return False
-        while len(self._ahead) >= self.MAX_AHEAD:  # never sent after all (a caller gave up): drop the oldest
-            _, fut = self._ahead.pop(next(iter(self._ahead)))
-            fut.cancel()
-        self._ahead[key] = (pool, pool.submit_http(spec.method, spec.url, spec.params or None))
-        return True
-
-    def _answer_ahead(self, spec) -> tuple | None:
-        ahead = self._ahead.pop(_request_key(spec), None) if self._ahead else None
-        if ahead is None:
-            return None
-        pool, fut = ahead
-        return pool.collect(fut, "http", self._run_now)
-
-    def _run_now(self, job: tuple) -> tuple:
-        """Run a later request now (`job`: method, url, params), driving its in-process
-        coroutine to the end without the event loop (it never suspends without faults); if it
-        would suspend, it is dropped and runs normally when its turn comes."""
-        if self._asgi is None:
-            self._asgi = ASGICall(self.app)
-        coro = self._asgi.request(*job)
-        try:
-            coro.send(None)
-        except StopIteration as done:
-            a = done.value
-            return a.status_code, a.headers, a.content, a.text
-        coro.close()
-        raise RuntimeError("the in-process request suspended; it runs in its turn")
-
-    async def _inprocess(self, spec) -> tuple[int, dict[str, str], bytes, str]:
-        if self._asgi is None:
-            self._asgi = ASGICall(self.app)
-        a = await self._asgi.request(spec.method, spec.url, spec.params or None)
-        return a.status_code, a.headers, a.content, a.text
-
-    async def _send_pooled(self, spec) -> tuple[int, dict[str, str], bytes, str]:
-        """`_send` through the world pool (use_world_pool). An answer the sandbox's memo holds
-        (one memo for every app on this world: the run's gold and agent clients share it,
-        sandbox/app.py) is replayed from there; else a worker with room computes it while the
-        other episodes go on, and its answer joins that memo, which it would otherwise never
-        reach; else this process computes it."""
-        if self._asgi is None:
-            self._asgi = ASGICall(self.app)
-        answers = self.app.state.answers
-        key = ResponseMemo._key(self._asgi.scope(spec.method, spec.url, spec.params or None))
-        if key is not None and key not in answers:
-            fut = self._pool.offer_http(spec.method, spec.url, spec.params or None)
-            answer = await self._pool.wait(fut) if fut is not None else None
-            if answer is not None:
-                status, headers, content, _ = answer
-                answers.put_answer(key, status, headers, content)
-                return answer
-        return await self._inprocess(spec)
-
-    async def _send(self, spec) -> tuple[int, dict[str, str], bytes, str]:
-        """One HTTP exchange: (status, headers as dict(httpx.Headers), body bytes, text)."""
-        if self.asgi_direct and spec.json is None:
-            if self._pool is not None:
-                return await self._send_pooled(spec)
-            # Without use_world_pool (EDGE), a worker's answer is taken without awaiting: the
-            # in-process request below never suspends either, so the event loop runs everything
-            # in the same order
-            ahead = self._answer_ahead(spec)
-            return ahead if ahead is not None else await self._inprocess(spec)
-        resp = await self._client().request(spec.method, spec.url, params=spec.params or None, json=spec.json)
-        return resp.status_code, dict(resp.headers), resp.content, resp.text
-
-    async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
-        if self.cache is not None:
+    async def aclose(self, *, cache: bool = True) -> None:
+        """Close the transport and, unless `cache=False` (clients sharing one cache), the cache."""
+        if self._transport is not None:
+            await self._transport.aclose()
+        if cache and self.cache is not None:
             self.cache.close()
 
     def base_url(self, ref: ToolRef) -> str:
@@ -236,7 +125,7 @@ class KopaClient:
             return self._fail(tool, args if isinstance(args, dict) else {}, "unknown_tool", str(exc), t0)
         if not isinstance(args, dict):
             return self._fail(tool, {}, "argument", f"arguments for {tool} must be a JSON object, got {type(args).__name__}", t0)
-        problem = model_args_problem(ref.op, args)
+        problem = argument_problem(ref, args)
         if problem:
             return self._fail(tool, args, "argument", problem, t0)
         if self.cache is not None:
@@ -258,42 +147,54 @@ class KopaClient:
         try:
             return await self.call(tool, arguments)
         finally:
-            if self._http is not None:
-                await self._http.aclose()
-                self._http = None
+            await self.aclose(cache=False)  # asyncio.run's loop ends here; a later call opens anew
+
+    def request_spec(self, tool: str, arguments: dict[str, Any]) -> RequestSpec:
+        """The HTTP request a call sends: the tool's hidden defaults, the key and the base URL of
+        this client's backend added to the model-facing arguments (not validated here)."""
+        ref = self.catalog.get(tool)
+        full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
+        full_args.update(arguments)
+        return get_protocol(ref.platform.protocol).build_request(ref, full_args, self.key_for(ref), self.base_url(ref))
+
+    async def _exchange(self, ref: ToolRef, spec: RequestSpec) -> tuple[Parsed, str]:
+        """One attempt: the parsed answer (errors as a transient Parsed) and the raw text."""
+        try:
+            # wait_for: an in-process app ignores httpx time-outs, so a stalled endpoint (the
+            # `timeout` fault) would otherwise hang the run
+            ex = await asyncio.wait_for(self.transport.send(spec), timeout=self.timeout)
+        except (httpx.TimeoutException, asyncio.TimeoutError):
+            return Parsed(False, "TIMEOUT", f"no answer within {self.timeout:g}s", error_type="transient",
+                          retryable=True), ""
+        except httpx.HTTPError as exc:
+            return Parsed(False, "HTTP", f"{type(exc).__name__}: {redact(str(exc))}", error_type="transient",
+                          retryable=True), ""
+        if ex.status >= 500:
+            return Parsed(False, f"HTTP{ex.status}", f"server error {ex.status}", error_type="transient",
+                          retryable=True), ex.text
+        parsed = get_protocol(ref.platform.protocol).parse_response(ref, ex.status, ex.headers, ex.content)
+        if ex.status == 429 and not parsed.ok:  # rate limited: retried, then reported as such
+            parsed.error_type = "quota"
+        return parsed, ex.text
 
     async def _execute(self, ref: ToolRef, args: dict[str, Any], t0: float) -> ToolResult:
-        key = self.key_for(ref)
-        if self.backend == "live" and not key:
+        if self.backend == "live" and not self.key_for(ref):
             return self._fail(ref.op.tool, args, "auth",
                               f"no key for {ref.platform.name_en}: set the environment variable {ref.platform.key_env}", t0)
-        proto = get_protocol(ref.platform.protocol)
-        full_args = {p.name: p.default for p in ref.op.params if not p.model_facing and p.default is not None}
-        full_args.update(args)
-        spec = proto.build_request(ref, full_args, key, self.base_url(ref))
-        parsed: Parsed | None = None
-        raw = ""
+        spec = self.request_spec(ref.op.tool, args)
+        self.transport.expect(spec)
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1),
+                                 wait=wait_exponential(multiplier=self.backoff_s, max=MAX_BACKOFF_S),
+                                 retry=retry_if_result(lambda out: not out[0].ok and out[0].retryable),
+                                 retry_error_callback=lambda state: state.outcome.result(), reraise=True)
         attempt = 0
-        for attempt in range(1, self.max_retries + 2):
-            try:
-                # wait_for: the in-process ASGI transport ignores httpx time-outs, so a stalled
-                # endpoint (the `timeout` fault) would otherwise hang the run
-                status, headers, content, raw = await asyncio.wait_for(self._send(spec), timeout=self.timeout)
-                if status >= 500:
-                    parsed = Parsed(False, f"HTTP{status}", f"server error {status}",
-                                    error_type="transient", retryable=True)
-                else:
-                    parsed = parse_memo.parse(proto, ref, status, headers, content)
-                    if status == 429 and not parsed.ok:  # rate limited: retry, then say so
-                        parsed.error_type = "quota"
-            except (httpx.TimeoutException, asyncio.TimeoutError):
-                parsed = Parsed(False, "TIMEOUT", f"no answer within {self.timeout:g}s", error_type="transient", retryable=True)
-            except httpx.HTTPError as exc:
-                parsed = Parsed(False, "HTTP", f"{type(exc).__name__}: {redact(str(exc))}", error_type="transient", retryable=True)
-            if parsed.ok or not parsed.retryable or attempt > self.max_retries:
-                break
-            await asyncio.sleep(min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S))  # bounded exponential
-        assert parsed is not None
+        async for try_ in retrying:
+            with try_:
+                attempt = try_.retry_state.attempt_number
+                out = await self._exchange(ref, spec)
+            if not try_.retry_state.outcome.failed:
+                try_.retry_state.set_result(out)
+        parsed, raw = out
         elapsed = (time.perf_counter() - t0) * 1000
         if parsed.ok:
             return ToolResult(tool=ref.op.tool, arguments=args, ok=True, result_code=parsed.code,

@@ -29,6 +29,7 @@ from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.runner.scripted import ScriptedBackend
 from kopa_bench.runner.tool_clients import ClientSpec
 from kopa_bench.scoring.episode_score import EpisodeScore
+from kopa_bench.settings import get_settings
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.world.store import World
 
@@ -76,28 +77,18 @@ def _expected_turns(task: Task) -> int:
     return len({s.group for s in task.program}) + 1
 
 
-def _open_world_pool(clients: list[Any], concurrency: int, scripted: bool):
-    """World worker processes (world/pool.py; `KOPA_WORLD_WORKERS`, default one per CPU beyond
-    this one, at most 4) for concurrent episodes on the default in-process sandbox: each request
-    is handed to a worker as it is sent, so the world's work (DuckDB, the generators, rendering)
-    runs beside the episodes' own. Answers are the same bytes; None when it cannot help (one
-    episode at a time, no worker, a sandbox with faults or its own keys or catalog, a server).
-    By default only for scripted agents (oracle, first-call), whose runs are all CPU: a model's
-    run waits on the model, and a starting worker only takes CPU from it. Setting
-    `KOPA_WORLD_WORKERS` asks for workers with any agent."""
+def _use_world_workers(clients: list[Any], concurrency: int, scripted: bool) -> int:
+    """World worker processes (kopa_bench.speedups; the `KOPA_WORLD_WORKERS` setting) for
+    concurrent episodes of a scripted agent on the default in-process sandbox, whose runs are all
+    CPU; a model's run waits on the model, and a worker would only take CPU from it. Setting
+    `KOPA_WORLD_WORKERS` asks for workers with any agent. Returns the number in use."""
     if concurrency < 2 or not (scripted or "KOPA_WORLD_WORKERS" in os.environ):
-        return None
-    from kopa_bench.world.pool import WorldPool, default_workers
+        return 0
+    from kopa_bench.speedups import use_world_workers
 
-    eligible = [c for c in clients if isinstance(c, KopaClient) and c.default_sandbox()]
-    workers = default_workers()
-    if not eligible or not workers:
-        return None
-    pool = WorldPool(eligible[0].app.state.ctx.world, workers)
-    if not any([c.use_world_pool(pool) for c in eligible]):
-        pool.close()
-        return None
-    return pool
+    workers = get_settings().world_workers
+    used = [isinstance(c, KopaClient) and use_world_workers(c, workers) for c in clients]
+    return workers if any(used) else 0
 
 
 def _start_run(out: Path, tasks: list[Task], config: RunConfig) -> tuple[dict, list[Task]]:
@@ -173,13 +164,12 @@ async def _run_episodes(all_tasks: list[Task], finished: list[Episode], todo: li
     (so the summary covers the run); returns (scores, gold failures, world workers used)."""
     model, tool_backend = redact(config.model), redact(config.client_backend)
     gold_client = spec.gold_client()
-    shared = None
-    if isinstance(backend, ScriptedBackend):  # scripted agents: their tasks and the client gold runs on
+    scripted = isinstance(backend, ScriptedBackend)
+    if scripted:  # scripted agents: their tasks and the client their gold runs on
         backend.bind(all_tasks, gold_client)
-        shared = backend.shared_gold
-    gold = GoldCache(gold_client, shared=shared)
+    gold = GoldCache(gold_client)
     agent_client = spec.agent_client()
-    pool = _open_world_pool([gold_client, agent_client], config.concurrency, scripted=shared is not None)
+    workers = _use_world_workers([gold_client, agent_client], config.concurrency, scripted=scripted)
     writer = EpisodeWriter(out / EPISODES)
     sem = asyncio.Semaphore(config.concurrency)
     scores: list[EpisodeScore] = []
@@ -219,13 +209,11 @@ async def _run_episodes(all_tasks: list[Task], finished: list[Episode], todo: li
         if bar:
             bar.p.stop()
         writer.close()
-        if pool is not None:
-            pool.close(wait=False)
         await agent_client.aclose()
         await gold_client.aclose()
         spec.close()
         await backend.aclose()
-    return scores, failures, pool.workers if pool is not None else 0
+    return scores, failures, workers
 
 
 def run_benchmark(tasks: list[Task], config: RunConfig, out_dir: str | Path, **kw: Any) -> RunResult:

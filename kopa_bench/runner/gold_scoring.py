@@ -4,7 +4,6 @@ the run's own tool backend, then every episode scored against it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ from kopa_bench.episodes.run_dir import load_run_tasks, read_run_json
 from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.runner.tool_clients import ClientSpec
 from kopa_bench.scoring.episode_score import EpisodeScore, score_episode
-from kopa_bench.scoring.heap import heap_frozen
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, ToolExecutor, execute_program
@@ -26,12 +24,8 @@ Gold = tuple[GoldRun, list[ResolvedFact]]
 class GoldCache:
     """Each task's gold program executed once (per cache), shared by concurrent episodes."""
 
-    def __init__(self, client: ToolExecutor, clock: Any = None,
-                 shared: Callable[[Task], Awaitable[Gold | None]] | None = None):
+    def __init__(self, client: ToolExecutor, clock: Any = None):
         self.client, self.clock = client, clock
-        # a scripted agent bound to this same client has run (or will run) the same gold program:
-        # `shared(task)` returns its (run, facts), or None when it could not run it
-        self.shared = shared
         self._runs: dict[str, Gold | Exception] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -47,12 +41,8 @@ class GoldCache:
         async with self._locks.setdefault(task.id, asyncio.Lock()):
             if task.id not in self._runs:
                 try:
-                    hit = await self.shared(task) if self.shared is not None else None
-                    if hit is not None:
-                        self._runs[task.id] = hit
-                    else:
-                        run = await execute_program(task, self.client, self.clock)
-                        self._runs[task.id] = (run, compute_answer(task, run, self.clock))
+                    run = await execute_program(task, self.client, self.clock)
+                    self._runs[task.id] = (run, compute_answer(task, run, self.clock))
                 except Exception as exc:
                     self._runs[task.id] = exc
         return self._runs[task.id]
@@ -67,16 +57,15 @@ async def score_episodes(tasks: list[Task], episodes: list[Episode], gold: GoldC
     """Scores for every episode whose task is known; plus task id -> gold failure message."""
     by_id = {t.id: t for t in tasks}
     scores, failures = [], {}
-    with heap_frozen():  # the collector walks only what the batch allocates (scoring/heap.py)
-        for ep in episodes:
-            task = by_id.get(ep.task_id)
-            if task is None:
-                failures[ep.task_id] = "task not in this run's tasks.json"
-                continue
-            try:
-                scores.append(await score_one(task, ep, gold))
-            except Exception as exc:
-                failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
+    for ep in episodes:
+        task = by_id.get(ep.task_id)
+        if task is None:
+            failures[ep.task_id] = "task not in this run's tasks.json"
+            continue
+        try:
+            scores.append(await score_one(task, ep, gold))
+        except Exception as exc:
+            failures[ep.task_id] = f"gold program failed: {type(exc).__name__}: {exc}"
     return scores, failures
 
 

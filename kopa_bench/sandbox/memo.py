@@ -11,60 +11,32 @@ Server errors, streamed answers and requests with a body are never memoised.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import Any
+
+from cachetools import LRUCache
 
 
 class AnswerStore:
-    """The memoised answers (LRU, bounded in bytes and entries); one per app, in app.state.answers."""
+    """The memoised answers (LRU, bounded in bytes); shared by the apps on one world (app.state.answers)."""
 
-    def __init__(self, max_bytes: int = 64 * 2 ** 20, max_entries: int = 8192):
-        self.max_bytes, self.max_entries = max_bytes, max_entries
-        self._memo: OrderedDict[tuple, tuple[dict, bytes]] = OrderedDict()
-        self._bytes = 0
+    def __init__(self, max_bytes: int = 64 * 2 ** 20):
+        self.max_bytes = max_bytes
+        self._memo: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda hit: len(hit[1]) + 1)
         self._lock = threading.Lock()
-        self.hits = self.misses = 0
 
     def get(self, key: tuple) -> tuple[dict, bytes] | None:
         with self._lock:
-            hit = self._memo.get(key)
-            if hit is not None:
-                self._memo.move_to_end(key)
-                self.hits += 1
-            else:
-                self.misses += 1
-            return hit
-
-    def __contains__(self, key: tuple) -> bool:
-        """Whether an answer is kept, without counting a hit or refreshing it (the replay does)."""
-        with self._lock:
-            return key in self._memo
+            return self._memo.get(key)
 
     def put(self, key: tuple, start: dict, body: bytes) -> None:
-        with self._lock:
-            if key in self._memo or len(body) > self.max_bytes // 8:
-                return
-            self._memo[key] = (start, body)
-            self._bytes += len(body)
-            while self._memo and (self._bytes > self.max_bytes or len(self._memo) > self.max_entries):
-                _, (_, old) = self._memo.popitem(last=False)
-                self._bytes -= len(old)
-
-    def put_answer(self, key: tuple, status: int, headers: dict[str, str], body: bytes) -> None:
-        """Keep an answer read back as a client reads it (lower-cased header dict, as ASGICall
-        and httpx give it): a world worker's answer to the benchmark runner, which this process's
-        app did not render. Replayed, its headers decode to the same dict. Server errors are not
-        kept, as ResponseMemo keeps none."""
-        if status >= 500:
+        if len(body) > self.max_bytes // 8:  # one huge answer would evict everything else
             return
-        start = {"type": "http.response.start", "status": status,
-                 "headers": [(k.encode("utf-8"), v.encode("utf-8")) for k, v in headers.items()]}
-        self.put(key, start, body)
+        with self._lock:
+            self._memo[key] = (start, body)
 
     def clear(self) -> None:
         with self._lock:
             self._memo.clear()
-            self._bytes = 0
 
 
 class ResponseMemo:

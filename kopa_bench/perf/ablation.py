@@ -1,7 +1,7 @@
-"""Each speed-up piece switched off in turn, timed on a figure a user sees (issue 20).
+"""Each speed-up piece that stays switched off in turn, timed on a figure a user sees.
 
-    python -m benchmarks.ablation --figure oracle|edge|scoring [--off PIECE[,PIECE]] [--json]
-    python -m benchmarks.ablation --series --figures oracle,edge,scoring --reps 2 --out FILE.jsonl
+    python -m kopa_bench.perf.ablation --figure oracle|edge|scoring [--off PIECE[,PIECE]] [--json]
+    python -m kopa_bench.perf.ablation --series --figures oracle,edge,scoring --reps 2 --out FILE.jsonl
 
 One run = one fresh process (cold memos, as a user's command starts), so `--series` alternates
 the baseline and every piece-off configuration in turn and repeats the round, which cancels the
@@ -12,8 +12,6 @@ children (world workers), so a piece that only moves work to another core shows 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import json
 import os
 import resource
@@ -23,31 +21,19 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 PIECES = {
-    "pool": "world worker processes (world/pool.py; KOPA_WORLD_WORKERS=0)",
-    "key_index": "per-plan key index and key universe (world/keyindex.py; KOPA_WORLD_INDEX=0)",
-    "key_universe": "key universe only (absent keys answered without a query)",
+    "pool": "world worker processes (kopa_bench/speedups; KOPA_WORLD_WORKERS=0)",
     "world_memo": "World.rows_for answer memo",
     "answer_memo": "sandbox rendered-answer memo (sandbox/memo.py)",
-    "parse_memo": "client parse memo (client/parse_memo.py)",
-    "asgi_direct": "direct ASGI call instead of httpx.ASGITransport (client/inprocess.py)",
-    "switch_interval": "1 ms thread switch interval while a pool is open",
-    "heap_freeze": "gc.freeze while a batch is scored (scoring/heap.py)",
-    "sql_fold": "constant scalar sub-selects folded to literals (World._fold_constant_subqueries)",
-    "sql_specialise": "optional-parameter guards specialised per call (world/store.specialise)",
-    "gold_share": "scoring reuses the scripted agent's own gold run (GoldCache.shared)",
+    "asgi_direct": "the in-process transport's direct ASGI call instead of httpx.ASGITransport",
+    "sql_fold": "constant scalar sub-selects folded to literals (world/sql_rewrite.fold_constants)",
 }
-
-
 # the pieces on each figure's path (the others are not reached there)
 RELEVANT = {
-    "oracle": set(PIECES) - {"heap_freeze"} | {"heap_freeze"},
-    "scoring": {"heap_freeze", "answer_memo", "parse_memo", "world_memo", "asgi_direct", "key_index"},
-    "edge": set(PIECES) - {"heap_freeze", "gold_share"},
+    "oracle": set(PIECES),
+    "scoring": {"answer_memo", "world_memo", "asgi_direct"},
+    "edge": set(PIECES),
 }
 
 
@@ -58,56 +44,30 @@ def switch_off(pieces: list[str]) -> None:
             raise SystemExit(f"unknown piece {p!r}; choose from {', '.join(PIECES)}")
     if "pool" in pieces:
         os.environ["KOPA_WORLD_WORKERS"] = "0"
-    if "key_index" in pieces:
-        os.environ["KOPA_WORLD_INDEX"] = "0"
-    from kopa_bench.world import store
-
-    if "key_universe" in pieces:
-        store.World.KEY_UNIVERSE_AFTER = 10 ** 12
     if "world_memo" in pieces:
-        store.World.MEMO_SIZE = 0
+        from kopa_bench.world import store
+
+        def rows_for(self, op, params, offset=0, limit=None):
+            rows, total = self.answer(op, params, offset, limit)
+            return [dict(r) for r in rows], total
+
+        store.World.rows_for = rows_for
     if "sql_fold" in pieces:
-        store.World._fold_constant_subqueries = lambda self, sql: sql
-    if "sql_specialise" in pieces:
-        store.specialise = lambda sql, bound: sql
+        from kopa_bench.world import plans
+
+        plans.fold_constants = lambda sql, evaluate: sql
     if "answer_memo" in pieces:
         from kopa_bench.sandbox import memo
 
         memo.AnswerStore.get = lambda self, key: None
         memo.AnswerStore.put = lambda self, key, start, body: None
-        memo.AnswerStore.__contains__ = lambda self, key: False
-    if "parse_memo" in pieces:
-        from kopa_bench.client import parse_memo
-
-        parse_memo.MAX_BODY = -1
     if "asgi_direct" in pieces:
-        from kopa_bench.client import executor
+        from kopa_bench.client import transport
 
-        init = executor.KopaClient.__init__
+        async def via_httpx(self, request):
+            return await self._bodies.send(request)
 
-        def no_direct(self, *a, **kw):
-            kw["asgi_direct"] = False
-            init(self, *a, **kw)
-
-        executor.KopaClient.__init__ = no_direct
-    if "switch_interval" in pieces:
-        from kopa_bench.world import pool
-
-        pool._lower_switch_interval = lambda: None
-        pool._restore_switch_interval = lambda: None
-    if "heap_freeze" in pieces:
-        from kopa_bench.runner import gold_scoring
-
-        gold_scoring.heap_frozen = contextlib.nullcontext
-    if "gold_share" in pieces:
-        from kopa_bench.runner import gold_scoring
-
-        init = gold_scoring.GoldCache.__init__
-
-        def unshared(self, client, clock=None, shared=None):
-            init(self, client, clock, None)
-
-        gold_scoring.GoldCache.__init__ = unshared
+        transport.InProcessTransport.send = via_httpx
 
 
 def fig_oracle() -> dict:
@@ -128,8 +88,7 @@ def fig_oracle() -> dict:
 
 
 def fig_scoring() -> dict:
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.perf_suite import scoring
+    from kopa_bench.perf.suite import scoring
 
     r = scoring()
     return {"wall_s": r["scoring_145x8_s"], "success": r["scoring_success"]}
@@ -147,8 +106,8 @@ def one(figure: str, off: list[str]) -> dict:
         with tempfile.TemporaryDirectory() as d:
             env = dict(os.environ, KOPA_ABLATE=",".join(off))
             t0, c0 = time.perf_counter(), cpu_s()
-            r = subprocess.run([sys.executable, "-m", "benchmarks.ablation", "--edge-child", d],
-                               capture_output=True, text=True, env=env, cwd=str(ROOT))
+            r = subprocess.run([sys.executable, "-m", "kopa_bench.perf.ablation", "--edge-child", d],
+                               capture_output=True, text=True, env=env)
             dt = time.perf_counter() - t0
             if r.returncode != 0:
                 raise SystemExit(f"edge verify failed: {r.stderr[-3000:]}")
@@ -182,9 +141,8 @@ def series(figures: list[str], pieces: list[str], reps: int, out: Path) -> None:
                 for off in configs:
                     if off and off[0] not in RELEVANT[fig]:
                         continue
-                    r = subprocess.run([sys.executable, "-m", "benchmarks.ablation", "--figure", fig,
-                                        "--off", ",".join(off), "--json"], capture_output=True, text=True,
-                                       cwd=str(ROOT))
+                    r = subprocess.run([sys.executable, "-m", "kopa_bench.perf.ablation", "--figure", fig,
+                                        "--off", ",".join(off), "--json"], capture_output=True, text=True)
                     if r.returncode != 0:
                         row = {"figure": fig, "off": off, "rep": rep, "error": r.stderr[-500:]}
                     else:

@@ -1,7 +1,7 @@
 """Sandbox speed: in-process call latency vs the raw DuckDB query it wraps, and server
 requests/s on loopback vs a bare Starlette handler. Prints numbers; asserts nothing.
 
-    python -m benchmarks.sandbox_speed [--calls 400] [--requests 3000] [--concurrency 32] [--json]
+    python -m kopa_bench.perf.sandbox_speed [--calls 400] [--requests 3000] [--concurrency 32] [--json]
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ def inprocess(calls: int) -> dict:
 
     World.rows_for memoises answers and the app memoises rendered answers, so a repeated call
     never reaches DuckDB. The headline ratio compares like with like: the raw query is
-    World._compute_rows (no memo) and both memos are cleared before every timed client call, so
+    World.answer (no memo) and both memos are cleared before every timed client call, so
     each call validates, runs its query and renders. The warm figures (memo
     hit, what repeated calls cost) are reported beside it."""
     from kopa_bench.catalog import get_catalog
-    from kopa_bench.client import KopaClient, parse_memo
+    from kopa_bench.client import KopaClient
     from kopa_bench.protocols import validate_params
     from kopa_bench.world import get_world
 
@@ -43,7 +43,7 @@ def inprocess(calls: int) -> dict:
     for i in range(calls):  # the raw query: exactly what the endpoint asks DuckDB, without the memo
         params, _ = validate_params(ref.op, args[i % len(args)])
         t0 = time.perf_counter()
-        world._compute_rows(ref.op, params, 0, 10)
+        world.answer(ref.op, params, 0, 10)
         raw.append((time.perf_counter() - t0) * 1000)
     client = KopaClient(world=world)
 
@@ -52,7 +52,6 @@ def inprocess(calls: int) -> dict:
         for i in range(calls):
             world.clear_memo()
             answers.clear()
-            parse_memo.clear()  # the client's memo of parsed answers
             t0 = time.perf_counter()
             r = await client.call(TOOL, args[i % len(args)])
             full.append((time.perf_counter() - t0) * 1000)
@@ -106,14 +105,14 @@ def server(requests: int, concurrency: int, workers: int = 1, cold_requests: int
     (httpx's default max_keepalive_connections) for `concurrency` workers, so under load it
     closed and reopened connections on every request; the churn (and any reset by the server)
     surfaced as an uncaught ReadError that aborted the whole run. Now: persistent keep-alive
-    connections (benchmarks.load_test.hammer), errors counted instead of raised, and readiness
+    connections (kopa_bench.perf.load_test.hammer), errors counted instead of raised, and readiness
     polled on a real route of each app.
 
     Two sandbox figures: `sandbox_rps` repeats 200 distinct calls (after a warm-up, so they are
     answered from the world's memo, as repeated calls are in a benchmark run), and
     `sandbox_cold_rps` sends calls that are all distinct (every one runs its DuckDB query).
     """
-    from benchmarks.load_test import free_port, hammer, start, stop
+    from kopa_bench.perf.load_test import free_port, hammer, start, stop
     from kopa_bench.world import get_world
 
     world = get_world()

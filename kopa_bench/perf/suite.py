@@ -1,26 +1,16 @@
 """KOPA performance suite: every figure is a ratio or a rate measured in the same run.
 
-    kopa perf [--json] [--quick]          (or: python -m benchmarks.perf_suite [--json])
+    kopa perf [--json] [--quick]          (or: python -m kopa_bench.perf.suite [--json])
 
   inprocess_vs_raw        sandbox in-process call (client + ASGI + protocol) / the raw DuckDB query it wraps, p50   goal <= 3x
   server_vs_bare          `kopa sandbox serve` req/s / a bare Starlette handler's req/s (same uvicorn, same load)   goal >= 0.5x
   oracle_test_split_s     full oracle run over the 145 test tasks incl. scoring (run_benchmark, concurrency 8,    goal <= 3 s
-                          world, catalog and tasks loaded before the clock starts; the world worker processes
-                          of a concurrent run start inside it: oracle_world_workers, KOPA_WORLD_WORKERS)
+                          world, catalog and tasks loaded before the clock starts)
 
-In-process figures use KopaClient's default sandbox path: the direct ASGI call (client/inprocess.py,
-no httpx; tests/test_inprocess_fastpath.py checks it answers as httpx.ASGITransport does).
-  edge_probe_per_s        EDGE distinct probe executions/s: probes the run had not executed before, each reaching  goal >= 2000
-                          the sandbox and the world (verification over the candidate graph, Thompson-sampled);
-                          edge_probe_requested_per_s also counts repeats the EDGE executor answered from its memo
-                          edge_world_s / edge_world_sql_s: the run's time inside world answers / their SQL
-                          in the EDGE process (with world worker processes: what it computed itself plus
-                          the time it waited for a worker; edge_world_workers, _worker_answers);
-                          edge_free_world_ceiling_per_s: the rate if the world answered in no time
-                          edge_cpu_ms_per_distinct: CPU per distinct probe in EDGE's and its workers' processes;
-                          edge_cpu_ceiling_per_s: the rate all this machine's CPUs would allow at that cost
   scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
   runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
+
+In-process figures use KopaClient's default sandbox transport, the direct ASGI call (client/inprocess.py).
 """
 
 from __future__ import annotations
@@ -34,15 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 GOALS = {
     "inprocess_vs_raw": ("<=", 3.0),
     "server_vs_bare": (">=", 0.5),
     "oracle_test_split_s": ("<=", 3.0),
-    "edge_probe_per_s": (">=", 2000.0),
     "scoring_145x8_s": ("<=", 1.0),
     "runner_speedup_ratio": (">=", 0.8),  # speed-up / N
 }
@@ -60,7 +46,7 @@ def met(name: str, value) -> bool | None:
 
 # ---- 1, 2: the sandbox -------------------------------------------------------------------------------
 def sandbox_inprocess(calls: int) -> dict:
-    from benchmarks.sandbox_speed import inprocess
+    from kopa_bench.perf.sandbox_speed import inprocess
 
     r = inprocess(calls)
     return {"inprocess_vs_raw": r["inprocess_vs_raw_ratio_p50"], "inprocess_call_p50_ms": r["inprocess_call_p50_ms"],
@@ -70,7 +56,7 @@ def sandbox_inprocess(calls: int) -> dict:
 def sandbox_server(requests: int, concurrency: int, workers: int = 1) -> dict:
     """The headline repeats 200 calls (answered from the world memo after the warm-up); the
     `cold` figures send only distinct calls, each running its DuckDB query."""
-    from benchmarks.sandbox_speed import server
+    from kopa_bench.perf.sandbox_speed import server
 
     r = server(requests, concurrency, workers)
     return {"server_vs_bare": r["sandbox_vs_bare_rps_ratio"], "sandbox_rps": r["sandbox_rps"],
@@ -100,161 +86,6 @@ def oracle_run(concurrency: int = 8) -> dict:
     assert res.ran == len(tasks), res
     return {"oracle_test_split_s": dt, "oracle_cpu_s": cpu, "oracle_tasks": len(tasks), "oracle_success": res.success_rate,
             "oracle_path": INPROCESS_PATH, "oracle_world_workers": res.run["summary"]["world_workers"]}
-
-
-# ---- 4: EDGE probes ---------------------------------------------------------------------------------------
-def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
-    try:
-        from edge_synth.pipeline import Edge
-        from edge_synth.verify import Verifier, VerifyConfig
-    except ImportError as exc:
-        return {"edge_probe_per_s": None, "edge_note": f"unavailable: {exc}"}
-
-    async def go():
-        e = Edge(seed=0, concurrency=64)
-        g = await e.candidates()
-        st = e.executor.stats
-        seen: list[tuple[str, dict]] = []
-        inner = e.client.call
-
-        async def recording(tool, args=None):  # the distinct probes, replayed below
-            seen.append((tool, dict(args or {})))
-            return await inner(tool, args)
-
-        e.client.call = recording
-        world = e.client.app.state.ctx.world
-        timing = time_world(world)
-        r0, b0 = st.requested, st.backend
-        batcher = getattr(e.executor, "batcher", None)
-        worker_cpu = lambda: batcher.pool.worker_cpu_s() if batcher and batcher.pool else 0.0  # noqa: E731
-        t0, c0, w0 = time.perf_counter(), time.process_time(), worker_cpu()
-        v = Verifier(g, e.executor, e.sampler, VerifyConfig(iterations=iterations, paths_per_iter=paths))
-        try:
-            await v.run()
-        finally:
-            dt = time.perf_counter() - t0
-            timing["cpu_s"], timing["worker_cpu_s"] = time.process_time() - c0, worker_cpu() - w0
-            untime_world(world)
-        e.client.call = inner
-        batched = batcher.stats["prefetched"] if batcher else 0
-        pool = batcher.pool if batcher else None
-        timing["workers"] = pool.workers if pool else 0
-        timing["pool"] = dict(pool.stats) if pool else {}
-        await e.aclose()
-        return (st.requested - r0) / dt, (st.backend - b0) / dt, st.requested - r0, st.backend - b0, seen, batched, \
-            timing, dt
-
-    try:
-        req, back, n, nb, seen, batched, timing, dt = asyncio.run(go())
-    except Exception as exc:  # EDGE is still being finished: report, do not fail the suite
-        return {"edge_probe_per_s": None, "edge_note": f"unavailable: {type(exc).__name__}: {exc}"[:300]}
-    out = {"edge_probe_per_s": back, "edge_distinct_probes": nb, "edge_probe_requested_per_s": req,
-           "edge_probes_requested": n, "edge_path": INPROCESS_PATH,
-           # distinct probes whose world answer came from a batched query (World.prefetch)
-           "edge_world_batched": batched}
-    out.update(edge_breakdown(timing, dt, nb))
-    out.update(replay_probes(seen))
-    return out
-
-
-def time_world(world) -> dict:
-    """Clock the world's share of an EDGE run on this World instance: every answer it computes
-    (`_compute_rows`: SQL or a Python handler, not memo hits) and, inside those, the SQL it sends
-    through `World.sql`. Undone by :func:`untime_world`."""
-    timing = {"world_s": 0.0, "answers": 0, "sql_s": 0.0, "sql_queries": 0}
-    cls = type(world)
-
-    def compute_rows(op, params, offset, limit):
-        t = time.perf_counter()
-        try:
-            return cls._compute_rows(world, op, params, offset, limit)
-        finally:
-            timing["world_s"] += time.perf_counter() - t
-            timing["answers"] += 1
-
-    def sql(query, params=None):
-        t = time.perf_counter()
-        try:
-            return cls.sql(world, query, params)
-        finally:
-            timing["sql_s"] += time.perf_counter() - t
-            timing["sql_queries"] += 1
-
-    world._compute_rows, world.sql = compute_rows, sql  # instance attributes shadow the methods
-    return timing
-
-
-def untime_world(world) -> None:
-    for name in ("_compute_rows", "sql"):
-        world.__dict__.pop(name, None)
-
-
-def edge_breakdown(timing: dict, dt: float, distinct: int) -> dict:
-    """Where an EDGE run's wall time went, and the rate it could reach if the world were free
-    (answers in no time): the part of the cost no world speed-up can remove."""
-    pool = timing.get("pool") or {}
-    world_s = timing["world_s"] + pool.get("waited_s", 0.0)  # computed here, or waited for a worker
-    outside = max(dt - world_s, 1e-9)
-    extra = {}
-    if pool:
-        extra = {"edge_world_worker_answers": pool["answered"],
-                 "edge_world_taken_back": pool["taken_back"] + pool["stolen"],
-                 "edge_world_waited_s": round(pool["waited_s"], 2)}
-    return {"edge_wall_s": round(dt, 2), "edge_world_s": round(world_s, 2),
-            "edge_world_workers": timing.get("workers", 0), **extra,
-            "edge_world_answers": timing["answers"], "edge_world_sql_s": round(timing["sql_s"], 2),
-            "edge_world_sql_queries": timing["sql_queries"],
-            "edge_sql_ms_per_query": round(1000 * timing["sql_s"] / timing["sql_queries"], 3) if timing["sql_queries"] else None,
-            # request path (ASGI, render, parse) plus EDGE's own sampling and bookkeeping
-            "edge_outside_world_s": round(outside, 2),
-            "edge_free_world_ceiling_per_s": round(distinct / outside, 1), **cpu_budget(timing, distinct)}
-
-
-def cpu_budget(timing: dict, distinct: int, cpus: int | None = None) -> dict:
-    """The CPU one distinct probe costs in all the run's processes (EDGE's and its world workers'),
-    and the rate this machine's CPUs would allow at that cost if every one were kept busy: the
-    bound no scheduling can pass. (2,000/s on 2 CPUs needs <= 1 ms per distinct probe.)"""
-    if "cpu_s" not in timing or not distinct:
-        return {}
-    cpus = cpus or os.cpu_count() or 1
-    total = timing["cpu_s"] + timing.get("worker_cpu_s", 0.0)
-    return {"edge_cpu_s": round(timing["cpu_s"], 2), "edge_worker_cpu_s": round(timing.get("worker_cpu_s", 0.0), 2),
-            "edge_cpu_ms_per_distinct": round(1000 * total / distinct, 3),
-            "edge_cpu_ceiling_per_s": round(cpus * distinct / total, 1) if total else None, "edge_cpus": cpus}
-
-
-def replay_probes(calls: list[tuple[str, dict]], concurrency: int = 64) -> dict:
-    """The execution path alone: a run's distinct probes again, through a fresh in-process client
-    with the world, answer and parse memos emptied (so each one runs its query), without EDGE's
-    own sampling and bookkeeping."""
-    from kopa_bench.client import KopaClient, parse_memo
-    from kopa_bench.world import get_world
-    from edge_synth.env import usable_catalog
-
-    if not calls:
-        return {}
-    world = get_world()
-
-    async def go():
-        client = KopaClient(catalog=usable_catalog(), world=world, max_retries=0, backoff_s=0.0)
-        client.app  # build the app before the clock
-        world.clear_memo()
-        client.app.state.answers.clear()
-        parse_memo.clear()
-        sem = asyncio.Semaphore(concurrency)
-
-        async def one(tool, args):
-            async with sem:
-                return await client.call(tool, args)
-
-        t0 = time.perf_counter()
-        res = await asyncio.gather(*(one(t, a) for t, a in calls))
-        dt = time.perf_counter() - t0
-        await client.aclose()
-        return dt, sum(r.ok for r in res)
-
-    dt, ok = asyncio.run(go())
-    return {"edge_replay_distinct_per_s": len(calls) / dt, "edge_replay_calls": len(calls), "edge_replay_ok": ok}
 
 
 # ---- 5: scoring ---------------------------------------------------------------------------------------------
@@ -333,7 +164,7 @@ def serve_fake_openai(port: int, latency_s: float) -> None:
 
 
 def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) -> dict:
-    from benchmarks.load_test import free_port, start, stop
+    from kopa_bench.perf.load_test import free_port, start, stop
     from kopa_bench.runner.benchmark import run_benchmark
     from kopa_bench.runner.run_config import RunConfig
     from kopa_bench.tasks.task_schema import load_tasks
@@ -342,7 +173,7 @@ def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) ->
     world = get_world()
     tasks = load_tasks("test")[:episodes]
     port = free_port()
-    proc = start([sys.executable, "-m", "benchmarks.perf_suite", "--fake-openai", str(port), str(latency_ms / 1000)],
+    proc = start([sys.executable, "-m", "kopa_bench.perf.suite", "--fake-openai", str(port), str(latency_ms / 1000)],
                  port, "/health")
     spec = f"openai:http://127.0.0.1:{port}/v1#fake"
     times = {}
@@ -373,7 +204,6 @@ def run_suite(quick: bool = False, log=lambda *_: None) -> dict:
         ("sandbox in-process vs raw DuckDB", lambda: sandbox_inprocess(100 if quick else 400)),
         ("sandbox server vs bare Starlette", lambda: sandbox_server(1000 if quick else 3000, 32)),
         ("oracle over the test split", oracle_run),
-        ("EDGE probes", lambda: edge_probes(3 if quick else 10, 300)),
         ("scoring 145 x 8", scoring),
         ("runner speed-up", lambda: runner_speedup(8, 100.0, 16)),
     ]
@@ -409,7 +239,6 @@ LABELS = [
     ("inprocess_vs_raw", "sandbox in-process call / raw DuckDB query (p50)", "x"),
     ("server_vs_bare", "sandbox server req/s / bare Starlette req/s", "x"),
     ("oracle_test_split_s", "oracle over the test split incl. scoring", "s"),
-    ("edge_probe_per_s", "EDGE distinct probe executions/s", "/s"),
     ("scoring_145x8_s", "scoring 145 x 8 trajectories", "s"),
     ("runner_speedup_ratio", "runner speed-up / N (fake model, fixed latency)", "x"),
 ]

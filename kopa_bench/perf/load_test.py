@@ -1,6 +1,6 @@
 """Load test: `kopa sandbox serve` on 127.0.0.1 under N requests at C concurrency.
 
-    python -m benchmarks.load_test [--requests 20000] [--concurrency 64] [--json]
+    python -m kopa_bench.perf.load_test [--requests 20000] [--concurrency 64] [--json]
 
 Starts the server as a subprocess, sends a bounded number of requests (a mix of platforms, all
 valid calls) over C keep-alive connections, stops by itself and prints: zero-error count (2xx
@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---- a tiny keep-alive HTTP/1.1 client --------------------------------------------------------------
@@ -149,8 +148,7 @@ def wait_ready(proc: subprocess.Popen, port: int, log, path: str = "/", timeout:
 def start(cmd: list[str], port: int, ready_path: str = "/") -> subprocess.Popen:
     # stdout/stderr to a file: a pipe nobody reads fills up and stalls the server under load
     log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kopa_server_{port}.log"), "w+")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log  # type: ignore[attr-defined]
     wait_ready(proc, port, log, ready_path)
     return proc

@@ -1,1 +1,0 @@
-"""Benchmark scripts: each prints measured numbers and ratios (never asserts)."""

@@ -1,0 +1,1 @@
+"""Performance scripts: each prints measured figures and ratios (`kopa perf`; BENCHMARKS.md)."""
