@@ -24,10 +24,11 @@ sys.path.insert(0, ".")
 
 
 async def warm_pass(iterations: int, paths: int) -> None:
-    from edge_synth.pipeline import Edge
-    from edge_synth.verify import Verifier, VerifyConfig
+    from edge_synth.pipeline import EdgePipeline
+    from edge_synth.verify import Verifier
+    from edge_synth.verify_config import VerifyConfig
 
-    e = Edge(seed=0, concurrency=64)
+    e = EdgePipeline(seed=0, concurrency=64)
     g = await e.candidates()
     st = e.executor.stats
     v = Verifier(g, e.executor, e.sampler, VerifyConfig(iterations=iterations, paths_per_iter=paths))

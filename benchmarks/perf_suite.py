@@ -104,13 +104,14 @@ def oracle_run(concurrency: int = 8) -> dict:
 # ---- 4: EDGE probes ---------------------------------------------------------------------------------------
 def edge_probes(iterations: int = 10, paths: int = 300) -> dict:
     try:
-        from edge_synth.pipeline import Edge
-        from edge_synth.verify import Verifier, VerifyConfig
+        from edge_synth.pipeline import EdgePipeline
+        from edge_synth.verify import Verifier
+        from edge_synth.verify_config import VerifyConfig
     except ImportError as exc:
         return {"edge_probe_per_s": None, "edge_note": f"unavailable: {exc}"}
 
     async def go():
-        e = Edge(seed=0, concurrency=64)
+        e = EdgePipeline(seed=0, concurrency=64)
         g = await e.candidates()
         st = e.executor.stats
         seen: list[tuple[str, dict]] = []

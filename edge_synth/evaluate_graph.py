@@ -13,7 +13,8 @@ from typing import Any
 
 import networkx as nx
 
-from .probes import ENVIRONMENTAL, probe_link
+from .bindings import Binding, edge_bindings
+from .probing import ENVIRONMENTAL, ProbeOptions, probe_link
 from .selections import SelectConfig, probe_selection
 from .walks import best_bindings
 
@@ -63,10 +64,10 @@ async def _reprobe(edges: list[tuple[str, str, Any]], n: int, seed: int, probe) 
     return out
 
 
-async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str, seed: int,
+async def _probe_edges(edges: list[tuple[str, str, list[Binding]]], executor, sampler, n: int, split: str, seed: int,
                        baseline=None, record_tries: int = 1) -> dict[tuple[str, str], list[str]]:
-    return await _reprobe(edges, n, seed, lambda a, b, bs, r: probe_link(
-        executor, sampler, a, b, bs, r, split, baseline=baseline, record_tries=record_tries))
+    opts = ProbeOptions(split=split, baseline=baseline, record_tries=record_tries)
+    return await _reprobe(edges, n, seed, lambda a, b, bs, r: probe_link(executor, sampler, a, b, bs, r, opts))
 
 
 async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str,
@@ -90,11 +91,11 @@ async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, 
     """Precision (a): verified edges that still execute on held-out inputs; executable share
     of all candidate links (top-prior binding set) before vs verified links after."""
     cand = []
-    for a, b, d in g.edges(data=True):
-        best: dict[str, dict] = {}
-        for bnd in d["bindings"]:
-            if bnd["to_param"] not in best:
-                best[bnd["to_param"]] = bnd
+    for a, b in g.edges:
+        best: dict[str, Binding] = {}
+        for bnd in edge_bindings(g, a, b):
+            if bnd.to_param not in best:
+                best[bnd.to_param] = bnd
         cand.append((a, b, list(best.values())))
     ver = [(a, b, best_bindings(vg, a, b)) for a, b in vg.edges if vg.edges[a, b].get("bindings")]
     sel = [(a, b, d["selections"]) for a, b, d in vg.edges(data=True) if d.get("link") == "select"]
@@ -127,6 +128,6 @@ def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026
     rng = random.Random(seed)
     pick = rng.sample(pool, min(k, len(pool)))
     return [{"from_tool": a, "to_tool": b,
-             "bindings": [f"{x['from_field']}->{x['to_param']} via {x['transform']}" for x in best_bindings(vg, a, b)]
+             "bindings": [f"{x.from_field}->{x.to_param} via {x.transform}" for x in best_bindings(vg, a, b)]
              or [f"select {x['match']}: {x['from_field']} ~ {x['to_field']}" for x in vg.edges[a, b].get("selections", [])],
              "posterior": vg.edges[a, b].get("posterior")} for a, b in sorted(pick)]

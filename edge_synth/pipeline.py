@@ -10,20 +10,21 @@ from typing import Any, Callable
 
 import networkx as nx
 
-from .candidates import build_candidate_graph, load_graph, save_graph
-from .env import ProbeExecutor, make_client
-from .probes import SeedSampler
+from .bootstrap import bootstrap_samples
+from .candidates import build_candidate_graph, save_graph
+from .env import ProbeExecutor, make_client, usable_catalog
+from .seeds import SeedSampler
 from .selections import SelectConfig, SelectionVerifier, add_selections, selection_candidates
-from .verify import Verifier, VerifyConfig, bootstrap_samples
+from .verified_graph import arm_rows
+from .verify import Verifier
+from .verify_config import VerifyConfig
 
 
-class Edge:
-    """Holds the shared state of one EDGE run (client, executor, sampler)."""
+class EdgePipeline:
+    """The stages of one EDGE run over their shared state (client, executor, sampler)."""
 
     def __init__(self, catalog=None, client=None, seed: int = 0, concurrency: int = 64,
                  exclude_platforms: list[str] | None = None):
-        from .env import usable_catalog
-
         base = catalog or usable_catalog()
         self.client = client or make_client(catalog=base)
         self.catalog = _SubCatalog(base, exclude_platforms) if exclude_platforms else base
@@ -132,14 +133,12 @@ def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, s
     out.mkdir(parents=True, exist_ok=True)
 
     async def go():
-        edge = Edge(seed=seed, exclude_platforms=exclude_platforms)
+        edge = EdgePipeline(seed=seed, exclude_platforms=exclude_platforms)
         g = await edge.candidates()
         save_graph(g, out / "candidates.json")
         vg, v, summary = await edge.verify(g, cfg, progress)
         save_graph(vg, out / "verified.json")
-        arms = [{"arm": k, "alpha": a.alpha, "beta": a.beta, "n": a.n, "successes": a.successes,
-                 "structural": a.structural, "environmental": a.environmental, "pruned": a.pruned}
-                for k, a in sorted({**v.arms, **edge.selection_arms}.items())]
+        arms = arm_rows({**v.arms, **edge.selection_arms})
         (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
         (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
         await edge.aclose()

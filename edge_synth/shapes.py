@@ -19,7 +19,8 @@ from kopa_bench.tasks import Task, compute_answer, execute_program
 from kopa_bench.tasks.program import ProgramError
 from kopa_bench.tasks.facts import FactError
 
-from .probes import SeedSampler, inherited_args
+from .probing import inherited_args
+from .seeds import SeedSampler
 from .selections import maybe_partial, wide_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
@@ -64,7 +65,7 @@ class Synthesizer:
 
     def _chain_step(self, sid: str, tool: str, prev: str, prev_tool: str, rng, selector="items[0]", group=0,
                     prev_args: dict | None = None):
-        bound = {b["to_param"]: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
+        bound = {b.to_param: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
         # required params the previous step was called with under the same name (as in probing)
         bound.update(inherited_args(self.sampler, tool, prev_args or {}, bound))
         args = step_args(self.sampler, tool, bound, rng)
@@ -159,7 +160,7 @@ class Synthesizer:
         if st is None:
             return None
         steps.append(st)
-        key = best_bindings(self.vg, a, b)[0]["from_field"]
+        key = best_bindings(self.vg, a, b)[0].from_field
         extra = [{"description": f"{a}.{key} (picked)", "value": f"$s1.picked.{key}", "field": key, "tool": a},
                  {"description": f"{a}.{field} (picked)", "value": f"$s1.picked.{field}", "field": field, "tool": a}]
         return {"steps": steps, "fact_steps": ["s2"], "entity_steps": ["s1"], "extra_facts": extra, "fact_k": 1,
@@ -267,7 +268,7 @@ class Synthesizer:
                 if sr.picked is None:
                     return None  # A's answer selected nothing in B's list
                 if maybe_partial(sr.args, sr.records, sr.result.total_count if sr.result is not None else None):
-                    return None  # a filter over one page of a longer list (2,122 bike stations) may miss the answer
+                    return None  # a filter over one page of a longer list may miss the answer
                 facts += self._fields_facts(sid, sr.tool, sr.picked, rng, k=plan.get("fact_k", 2), selector="picked")
                 continue
             facts += self._fields_facts(sid, sr.tool, sr.records[0], rng, k=plan.get("fact_k", 2))

@@ -221,15 +221,15 @@ def test_probe_executor_batches_and_counts_each_distinct_call_once(world):
 def _verified_graph(batch: bool) -> str:
     from edge_synth.candidates import save_graph
     from edge_synth.env import ProbeExecutor
-    from edge_synth.pipeline import Edge
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.pipeline import EdgePipeline
+    from edge_synth.verify_config import VerifyConfig
 
     # platforms and tool prefixes left out: what stays is Assembly, AirKorea, KASI, TAGO, MOLIT, MOIS
     excl = ["ecos", "juso", "kosis", "law", "neis", "odcloud", "seoul", "seoul_subway", "vworld",
             "fsc", "hira", "kma", "tourapi"]
 
     async def go():
-        edge = Edge(seed=0, exclude_platforms=excl)
+        edge = EdgePipeline(seed=0, exclude_platforms=excl)
         edge.executor = ProbeExecutor(edge.client, concurrency=64, batch=batch)
         g = await edge.candidates()
         vg, _, summary = await edge.verify(g, VerifyConfig(iterations=2, paths_per_iter=20, seed=0, min_probes=1))

@@ -176,14 +176,14 @@ def _verified_graph(workers: int, whole_requests: bool = True) -> tuple[str, dic
 
     from edge_synth.candidates import save_graph
     from edge_synth.env import ProbeExecutor
-    from edge_synth.pipeline import Edge
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.pipeline import EdgePipeline
+    from edge_synth.verify_config import VerifyConfig
 
     # NEIS and KMA (handler operations) stay in, unlike the batching test's selection
     excl = ["ecos", "juso", "kosis", "law", "odcloud", "seoul", "seoul_subway", "vworld", "fsc", "hira", "tourapi"]
 
     async def go():
-        edge = Edge(seed=0, exclude_platforms=excl)
+        edge = EdgePipeline(seed=0, exclude_platforms=excl)
         edge.executor = ProbeExecutor(edge.client, concurrency=64, batch=False, world_workers=workers)
         if workers:
             edge.executor.batcher.allow_http = whole_requests
