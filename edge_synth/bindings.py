@@ -1,9 +1,7 @@
 """A binding: one output field of tool A feeding one input parameter of tool B, through a transform.
 
-Graphs keep bindings in their JSON form (the dicts of ``verified.json`` / ``candidates.json``,
-which the dataset builder reads as they are); code reads them as :class:`Binding`
-(:meth:`Binding.from_dict`) and writes them back with :meth:`Binding.as_dict`, which gives the
-same keys in the same order.
+Graphs hold bindings in their JSON form (``candidates.json``, ``verified.json``, read as they are by
+the dataset builder); code reads them as :class:`Binding` and writes the same keys back in order.
 """
 
 from __future__ import annotations
@@ -49,18 +47,10 @@ class Binding:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: optional keys only when set."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "parts":
-                if v is not None:
-                    out["parts"] = list(v)
-            elif f.name == "xref":
-                if v:
-                    out["xref"] = True
-            elif v is not None or f.default is not None:
-                out[f.name] = v
-        return out
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.parts is not None:
+            out["parts"] = list(self.parts)
+        return {k: v for k, v in out.items() if v is not None and not (k == "xref" and not v)}
 
     def source_value(self, record: dict) -> Any:
         """The raw value this binding reads: the record (coordinate transforms), the documented

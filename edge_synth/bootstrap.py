@@ -32,12 +32,10 @@ async def bootstrap_samples(executor, sampler: SeedSampler, catalog, rounds: int
                 sampler.add_context(t, a)
                 samples.setdefault(t, []).extend(res.records[:50])
                 sampler.harvest(t, res.records, (field_kinds or {}).get(t))
-    for t, recs in (await discover_co_required(executor, sampler, catalog)).items():
-        samples.setdefault(t, []).extend(recs)
-        sampler.harvest(t, recs, (field_kinds or {}).get(t))
-    for t, recs in (await example_slices(executor, sampler, catalog)).items():
-        samples.setdefault(t, []).extend(recs)
-        sampler.harvest(t, recs, (field_kinds or {}).get(t))
+    for discover in (discover_co_required, example_slices):
+        for t, recs in (await discover(executor, sampler, catalog)).items():
+            samples.setdefault(t, []).extend(recs)
+            sampler.harvest(t, recs, (field_kinds or {}).get(t))
     return samples
 
 

@@ -19,7 +19,7 @@ import networkx as nx
 
 from .bindings import Binding
 from .control_params import is_control
-from .groups import ParamGroup, carried_keys, derive_groups
+from .groups import carried_keys, derive_groups, half_bound
 from .retriever import ToolRetriever, tokenize
 from .values import RECORD_TRANSFORMS, SIDO_SHORT, TEMPORAL_KINDS, WEAK_FROM_KINDS, infer_kind, transforms_for
 
@@ -209,17 +209,6 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
     return out
 
 
-def _group_complete(bindings: list[Binding], groups: list[ParamGroup], inheritable: set[str]) -> list[Binding]:
-    """Drop bindings into a joint group member whose partner members have no candidate binding
-    on this edge and cannot be inherited from A's own arguments: half a key never verifies."""
-    bound = {b.to_param for b in bindings}
-    drop = set()
-    for grp in groups:
-        if grp.joint and grp.members & bound and grp.members - bound - inheritable:
-            drop |= grp.members
-    return [b for b in bindings if b.to_param not in drop]
-
-
 def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = None, *, k_same: int = 15,
                           k_cross: int = 10, min_score: float = 0.3, self_loops: bool = False) -> nx.DiGraph:
     """The candidate graph over every tool pair of the catalog."""
@@ -266,7 +255,8 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
                         if cand.prior >= min_score:
                             bindings.append(cand)
             inheritable = {p.name for p in bref.op.model_params if p.name.lower() in a_req}
-            bindings = _group_complete(bindings, groups.get(b, []), inheritable)
+            half = half_bound(groups.get(b, []), {c.to_param for c in bindings}, inheritable)
+            bindings = [c for c in bindings if c.to_param not in half]
             carried = carried_keys(groups, b, fields)
             if carried and any(grp.members - {c.to_param for c in bindings} - inheritable for grp in carried):
                 continue  # A's records name an entity B is keyed by, but the key cannot flow whole

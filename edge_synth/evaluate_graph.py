@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 
 from .bindings import Binding, edge_bindings
-from .probing import ENVIRONMENTAL, ProbeOptions, probe_link
+from .probing import ProbeOptions, executes, probe_link
 from .selections import SelectConfig, probe_selection
 from .walks import best_bindings
 
@@ -79,13 +79,6 @@ async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, 
         executor, sampler, {**sel, "src": a, "dst": b}, r, split, cfg, vg=vg))
 
 
-def _executable(outcomes: list[str]) -> bool | None:
-    informative = [o for o in outcomes if o not in ENVIRONMENTAL and not o.startswith("upstream") and o != "empty_uninformative"]
-    if not informative:
-        return None
-    return sum(o == "success" for o in informative) / len(informative) >= 0.5
-
-
 async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, n: int = 5, seed: int = 7,
                               baseline=None) -> dict[str, Any]:
     """Precision (a): verified edges that still execute on held-out inputs; executable share
@@ -106,20 +99,20 @@ async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, 
     after = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, tries)
     sel_tries = int((vg.graph.get("select") or {}).get("record_tries", 1))
     after.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, sel_tries, vg))
-    eb = [x for x in (_executable(v) for v in before.values()) if x is not None]
-    ea = [x for x in (_executable(v) for v in after.values()) if x is not None]
+    eb = [x for x in (executes(v) for v in before.values()) if x is not None]
+    ea = [x for x in (executes(v) for v in after.values()) if x is not None]
     single = None
     if tries > 1:
         one = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, 1)
         one.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, 1, vg))
-        es = [x for x in (_executable(v) for v in one.values()) if x is not None]
+        es = [x for x in (executes(v) for v in one.values()) if x is not None]
         single = round(sum(es) / len(es), 4) if es else None
     return {"edge_precision": round(sum(ea) / len(ea), 4) if ea else None, "precision_edges_measured": len(ea),
             "record_tries": tries, "edge_precision_single_record": single,
             "executable_share_before": round(sum(eb) / len(eb), 4) if eb else None,
             "executable_share_after": round(sum(ea) / len(ea), 4) if ea else None,
             "candidate_edges_measured": len(eb),
-            "failing_after": sorted(f"{a}->{b}" for (a, b), v in after.items() if _executable(v) is False)}
+            "failing_after": sorted(f"{a}->{b}" for (a, b), v in after.items() if executes(v) is False)}
 
 
 def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026) -> list[dict]:

@@ -1,10 +1,5 @@
-"""Domain evidence: when executable bindings show a relation between two tools.
-
-A binding that executes and changes B's answer may still relate nothing: a date passes the
-sensitivity check between any two dated tools (a measurement time -> the year of solar terms).
-These rules, read from the catalog and the candidate graph's inferred kinds, decide which
-verified binding sets are evidence of a shared entity.
-"""
+"""Domain evidence: when executable bindings show a relation between two tools. A date passes the
+sensitivity check between any two dated tools, so a binding set must also name a shared entity."""
 
 from __future__ import annotations
 

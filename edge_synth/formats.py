@@ -1,9 +1,5 @@
-"""Period formats: a statistics API writes its periods in the format of the cycle it is asked for.
-
-ECOS takes START_TIME/END_TIME "in the cycle's format" (A 2024, S 2024S1, Q 2024Q1, M 202401,
-D 20240101). A cycle bound from another tool's record may be one no working input of B had; the
-periods for it are learned by trying each format once (:func:`learn_format`).
-"""
+"""Period formats: statistics APIs write periods in the format of the cycle asked for (ECOS
+START_TIME "in the cycle's format"), learned for a cycle no working input had (:func:`learn_format`)."""
 
 from __future__ import annotations
 

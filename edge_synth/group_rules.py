@@ -1,9 +1,5 @@
-"""What a binding set into B's composite parameter groups (:mod:`edge_synth.groups`) must bind.
-
-Members of a joint group (a coordinate pair, a composite key) bound from A's record come from the
-same record, unless A was called with them under the same name (inherited); the rest of a
-touched format group is kept with its anchor.
-"""
+"""What a binding set into B's composite parameter groups (:mod:`edge_synth.groups`) must bind:
+joint members from the same record of A (unless inherited from A's call), format groups whole."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ from typing import Any
 import networkx as nx
 
 from .bindings import Binding, posterior_of
-from .groups import carried_keys
+from .groups import carried_keys, half_bound
 from .seeds import SeedSampler
 
 
@@ -64,11 +60,8 @@ class GroupRules:
         inh = self.inheritable(edge)
         if any(grp.members - params - inh for grp in carried):
             return []
-        drop = set()
-        for grp in self.sampler.groups.get(edge[1], []):
-            if grp.joint and grp.members & params and grp.members - params - inh:
-                drop |= grp.members
-        return [a for a in arms if a.binding.to_param not in drop]
+        half = half_bound(self.sampler.groups.get(edge[1], []), params, inh)
+        return [a for a in arms if a.binding.to_param not in half]
 
     def units(self, edge: tuple[str, str], bindings: list[Binding]) -> list[list[Binding]]:
         """The bindings of one edge as units that stand or fall together (the members of one of

@@ -114,6 +114,12 @@ def derive_groups(catalog: Any, field_names: dict[str, Iterable[str]] | None = N
     return out
 
 
+def half_bound(groups: list[ParamGroup], bound: set[str], inherited: set[str]) -> set[str]:
+    """Members of the joint groups `bound` touches without binding (or inheriting) them whole:
+    half a key names no entity, so bindings into them are dropped."""
+    return {m for g in groups if g.joint and g.members & bound and g.members - bound - inherited for m in g.members}
+
+
 def carried_keys(groups: dict[str, list[ParamGroup]], dst: str, src_fields: Iterable[str]) -> list[ParamGroup]:
     """B's required joint groups that A's records carry whole (A names the same entity): a link
     A->B must then bind that key from A, or B answers about another entity than A's record."""

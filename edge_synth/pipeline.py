@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import networkx as nx
 
+from kopa_bench.catalog import Catalog
+
 from .bootstrap import bootstrap_samples
 from .candidates import build_candidate_graph, save_graph
 from .env import ProbeExecutor, make_client, usable_catalog
@@ -27,7 +29,7 @@ class EdgePipeline:
                  exclude_platforms: list[str] | None = None):
         base = catalog or usable_catalog()
         self.client = client or make_client(catalog=base)
-        self.catalog = _SubCatalog(base, exclude_platforms) if exclude_platforms else base
+        self.catalog = held_out(base, exclude_platforms) if exclude_platforms else base
         self.executor = ProbeExecutor(self.client, concurrency=concurrency)
         self.sampler = SeedSampler(self.catalog, seed=seed)
         self.seed = seed
@@ -92,38 +94,12 @@ class EdgePipeline:
         return vg, v, summary
 
 
-class _SubCatalog:
-    """A catalog view without some platforms/services (held-out platforms)."""
-
-    def __init__(self, catalog, exclude: list[str]):
-        self._cat = catalog
-        ex = set(exclude)
-        self._refs = [r for r in catalog if r.platform.id not in ex and r.service.id not in ex
-                      and r.op.tool.split("_")[0] not in ex]
-        self._names = {r.op.tool for r in self._refs}
-
-    def __iter__(self):
-        return iter(self._refs)
-
-    def __len__(self):
-        return len(self._refs)
-
-    def __contains__(self, name):
-        return name in self._names
-
-    def get(self, name):
-        if name not in self._names:
-            from kopa_bench.catalog import UnknownToolError
-
-            raise UnknownToolError(name, sorted(self._names))
-        return self._cat.get(name)
-
-    @property
-    def tool_names(self):
-        return [r.op.tool for r in self._refs]
-
-    def __getattr__(self, item):
-        return getattr(self._cat, item)
+def held_out(catalog: Catalog, exclude: list[str]) -> Catalog:
+    """The catalog without the given platforms, services or tool-id prefixes (held-out platforms)."""
+    ex = set(exclude)
+    return Catalog([p.model_copy(update={"services": [
+        s.model_copy(update={"operations": [o for o in s.operations if o.tool.split("_")[0] not in ex]})
+        for s in p.services if s.id not in ex]}) for p in catalog.platforms.values() if p.id not in ex])
 
 
 def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, seed: int = 0,

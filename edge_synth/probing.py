@@ -1,10 +1,5 @@
-"""One probe of a link A -> B: run A, bind B's parameters from a real record of A, run B, classify.
-
-:func:`probe_link` executes A on a seed input (or takes A's answer), binds B's parameters from one
-record of A through the binding transforms, fills B's other required parameters, executes B and
-classifies the outcome (:func:`classify`); an empty answer is retried with other records of A's
-answer (:mod:`edge_synth.record_order`).
-"""
+"""One probe of a link A -> B (:func:`probe_link`): run A, bind B's parameters from a real record
+of A through the binding transforms, fill B's other required parameters, run B, classify."""
 
 from __future__ import annotations
 
@@ -32,19 +27,30 @@ def classify(result) -> str:
     return result.error.type if result.error else "platform"
 
 
+def executes(outcomes: list[str]) -> bool | None:
+    """Did the link execute in most probes that say anything about it? (None: none did)."""
+    informative = [o for o in outcomes if o not in ENVIRONMENTAL and not o.startswith("upstream")
+                   and o != "empty_uninformative"]
+    if not informative:
+        return None
+    return 2 * sum(o == "success" for o in informative) >= len(informative)
+
+
 @dataclass(frozen=True)
 class ProbeOptions:
     """How a probe binds B and judges its answer."""
 
     split: str = "train"  # the seed-input partition A and B's other parameters draw from
     baseline: Mapping[str, bool] | None = None  # tool -> it answered its own example inputs
-    # re-run a success with the tested parameter fed another value: does B's answer change?
+    # re-run a success with the tested parameter fed another value (from another record of A, else
+    # from another execution's value of the field): does B's answer change? (`sensitive`)
     sensitivity: bool = False
     # verification: a companion that cannot be bound is left out, and one the sampler can fill
     # is left out half of the time, so a wrong companion does not sink the binding under test
     soft_companions: bool = False
-    mandatory: frozenset[str] = frozenset()  # B's parameters always bound from the same record
-    keep: frozenset[str] = frozenset()  # companions never left out when they bind
+    # B's parameters always bound from the same record (the rest of a composite key, a coordinate pair)
+    mandatory: frozenset[str] = frozenset()
+    keep: frozenset[str] = frozenset()  # companions never left out when they bind (CYCLE with its periods)
     record_tries: int = 1  # records of A's answer tried before an empty B answer stands
 
 
@@ -66,11 +72,7 @@ class LinkProbe:
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
     """(args, result) of `tool` on a seed input; (None, None) when its inputs cannot be filled."""
-    ctxs = sampler.contexts.get(tool) if split == "train" else None
-    if ctxs and rng.random() < 0.7:
-        args = dict(rng.choice(ctxs))  # an input set known to return data (training inputs only)
-    else:
-        args = sampler.sample_args(tool, split, rng)
+    args = sampler.seed_args(tool, split, rng)
     if args is None:
         return None, None
     res = await executor.call(tool, args)
@@ -154,16 +156,9 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     `bindings[0]` is the binding under test; the others are companions bound from the same record
     (e.g. the second half of a composite key). B's required parameters that A was called with
     under the same name pass through; B's other required parameters come from a remembered
-    successful argument set of B that agrees most with the bound values, else from the sampler.
-    Companions into `opts.mandatory` parameters (the rest of a composite key or coordinate pair,
-    see :mod:`edge_synth.groups`) are always bound from the same record; companions into
-    `opts.keep` (the rest of a format group: CYCLE with its periods) are never left out when they
-    bind. With `opts.sensitivity`, a success is re-run with the tested binding fed a *different*
-    value (from another A record, else from another execution's value of the same field):
-    identical B output means B ignores the value (`sensitive=False`). With `opts.record_tries`
-    > 1, an empty B answer is retried with up to that many records of A's answer whose tested
-    value differs; the first non-empty outcome stands.
-    """
+    working input of B that agrees most with the bound values, else from the sampler. An empty B
+    answer is retried with up to `opts.record_tries` records of A's answer whose tested value
+    differs; the first non-empty outcome stands."""
     pr = LinkProbe(src, dst, bindings)
     if upstream is None:
         a_args, a_result = await run_seed(executor, sampler, src, opts.split, rng)

@@ -1,10 +1,6 @@
-"""The order in which records of A's answer are bound into B when B answers nothing.
-
-An empty answer for one record of a mixed list (a category row of a table list, a withdrawn bill
-with no vote, a primary school for a high-school timetable) does not show a link is wrong: the
-next record tried is the one most unlike the records tried so far, by the answer's categorical
-fields (:func:`record_categories`).
-"""
+"""The order in which records of A's answer are bound into B when B answers nothing: an empty
+answer for one record of a mixed list (a primary school for a high-school timetable) does not show
+a link is wrong, so the record most unlike the ones tried so far is tried next."""
 
 from __future__ import annotations
 

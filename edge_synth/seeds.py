@@ -273,6 +273,13 @@ class SeedSampler:
                     args[name] = v
         return args
 
+    def seed_args(self, tool: str, split: str, rng: random.Random) -> dict[str, Any] | None:
+        """A seed input: often a remembered input that returned data (training inputs only)."""
+        ctxs = self.contexts.get(tool) if split == "train" else None
+        if ctxs and rng.random() < 0.7:
+            return dict(rng.choice(ctxs))
+        return self.sample_args(tool, split, rng)
+
     def context_for(self, tool: str, fixed: dict[str, Any], rng: random.Random) -> dict | None:
         """A remembered successful argument set of `tool` agreeing most with `fixed` (None: none)."""
         ctxs = self.contexts.get(tool)

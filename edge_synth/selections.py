@@ -57,6 +57,7 @@ EQUAL_KINDS = frozenset({"id", "station_name", "legal_code", "lawd5", "tago_city
 CONTAINS_KINDS = frozenset({"name", "law_name", "bill_name", "person_name", "dong_name", "sgg_name"})
 PAGE_SIZES = {"numOfRows": 100, "pSize": 100, "display": 100, "perPage": 100, "countPerPage": 100}
 WINDOW = 1000  # rows of an ECOS/Seoul START..END window a client reads for filtering
+WINDOWS = (("START", "END"), ("START_INDEX", "END_INDEX"))  # ECOS / Seoul row windows
 
 
 @dataclass
@@ -218,7 +219,7 @@ def wide_args(op: Any, args: dict[str, Any]) -> dict[str, Any]:
         p = names.get(n)
         if p is not None and n not in out:
             out[n] = min(size, p.cap) if p.cap else size
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):  # ECOS / Seoul row windows
+    for first, last in WINDOWS:
         if first in names and last in names and last not in out:
             # written out even when the default is as wide: the next page is read from these
             out[first], out[last] = 1, max(WINDOW, int(names[last].default or 0))
@@ -258,8 +259,7 @@ def broad_args(sampler: SeedSampler, tool: str, split: str, rng: random.Random) 
     """B's input for a client-side filter: only what every call needs (required and co-required
     parameters), no optional narrowing: the client filters the list itself."""
     keep = set(sampler.fill_params(tool))
-    ctxs = sampler.contexts.get(tool) if split == "train" else None
-    args = dict(rng.choice(ctxs)) if ctxs and rng.random() < 0.7 else sampler.sample_args(tool, split, rng)
+    args = sampler.seed_args(tool, split, rng)
     if args is None:
         return None
     return {k: v for k, v in args.items() if k in keep}
@@ -270,7 +270,7 @@ PAGE_PARAMS = {"numOfRows": "pageNo", "pSize": "pIndex", "display": "page", "per
 
 def next_page(args: dict[str, Any]) -> dict[str, Any] | None:
     """The request for the page after `args` (a START..END window or a page number), if any."""
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):
+    for first, last in WINDOWS:
         if first in args and last in args:
             lo, hi = int(args[first]), int(args[last])
             return {**args, first: hi + 1, last: hi + (hi - lo + 1)}
@@ -282,7 +282,7 @@ def next_page(args: dict[str, Any]) -> dict[str, Any] | None:
 
 def page_size(args: dict[str, Any]) -> int | None:
     """Rows one page of this request holds (None: no paging parameter given)."""
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):
+    for first, last in WINDOWS:
         if first in args and last in args:
             return int(args[last]) - int(args[first]) + 1
     for size in PAGE_PARAMS:

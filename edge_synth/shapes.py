@@ -203,7 +203,6 @@ class Synthesizer:
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0}]
         nums = self._numeric_fields(a)
         cond_ref = f"$s1.items[0].{rng.choice(nums)}" if nums and rng.random() < 0.7 else "$s1.total_count"
-        th = None  # threshold set after peeking at the real value
         for sid, b in (("s2", b1), ("s3", b2)):
             st = self._chain_step(sid, b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
             if st is None:
@@ -254,7 +253,7 @@ class Synthesizer:
         try:
             task = Task.model_validate(draft)
             run = await execute_program(task, self.ex)
-        except (ProgramError, ValueError) as exc:
+        except (ProgramError, ValueError):
             return None
         by_id = run.by_id
         facts: list[dict] = []
@@ -299,7 +298,7 @@ class Synthesizer:
         try:
             task = Task.model_validate(draft)
             resolved = compute_answer(task, run)
-        except (FactError, ValueError) as exc:
+        except (FactError, ValueError):
             return None
         for f, r in zip(answer, resolved):
             if _num(r.value) is not None and f["kind"] == "text" and not isinstance(r.value, bool):

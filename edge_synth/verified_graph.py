@@ -1,10 +1,6 @@
-"""The verified graph: the edges whose best binding set is viable, with its posterior evidence.
-
-An edge is verified when, per target parameter, its best arm (posterior mean, at least one
-success, not shown to be ignored) reaches `viable`, the set binds no half key
-(:class:`~edge_synth.group_rules.GroupRules`) and it is evidence of a shared entity
-(:class:`~edge_synth.evidence.DomainEvidence`).
-"""
+"""The verified graph: edges whose best binding set (per target parameter the best arm with a
+success, not shown to be ignored) reaches `viable`, binds no half key (:mod:`edge_synth.group_rules`)
+and is evidence of a shared entity (:mod:`edge_synth.evidence`); each binding carries its posterior."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ from .bindings import Binding, edge_bindings, posterior_of
 from .env import call_key
 from .evidence import DomainEvidence
 from .group_rules import GroupRules
-from .probing import ENVIRONMENTAL, ProbeOptions, classify, probe_link
+from .probing import ENVIRONMENTAL, ProbeOptions, classify, executes, probe_link
 from .seeds import SeedSampler
 from .verified_graph import verified_graph
 from .verify_config import VerifyConfig
@@ -190,6 +190,15 @@ class Verifier:
             return False
         return any(self.arms[i].successes == 0 for i in ev.get("companions", ()))
 
+    def _fresh(self, aid: str, ev: dict) -> bool:
+        """Is this probe new evidence for the arm? The same A and B calls again are not (the
+        sandbox is deterministic), unless the outcome was environmental."""
+        key = (aid, *ev["key"])
+        if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
+            return False
+        self.seen_probes.add(key)
+        return True
+
     def _record(self, events: list[dict], it: int, coverage: bool = False) -> None:
         """Apply one path's outcomes to the arms (repeated identical probes are skipped; in the
         coverage phase a failure caused by an unconfirmed companion is not credited)."""
@@ -202,29 +211,21 @@ class Verifier:
                                  "sensitive": None})
                 continue
             for aid in ev["arms"]:
-                key = (aid, *ev["key"])
-                if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
+                if self._fresh(aid, ev):
+                    update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
+                           ev.get("passthrough", False))
+                else:
                     self.duplicates += 1
-                    continue
-                self.seen_probes.add(key)
-                update(self.arms[aid], ev["outcome"], cfg, ev.get("sensitive"), ev.get("echoed", False),
-                       ev.get("passthrough", False))
             if not (ev["outcome"] == "success" and ev.get("sensitive") is False):
                 # joint members share the outcome (not an insensitive success: that was the tested
                 # member's value being ignored); their own sensitivity stays untested here
                 for aid in ev.get("joint", ()):
-                    key = (aid, *ev["key"])
-                    if key in self.seen_probes and ev["outcome"] not in ENVIRONMENTAL:
-                        continue
-                    self.seen_probes.add(key)
-                    update(self.arms[aid], ev["outcome"], cfg)
+                    if self._fresh(aid, ev):
+                        update(self.arms[aid], ev["outcome"], cfg)
             if ev["outcome"] == "success" and ev.get("sensitive") is not False:
                 for aid in ev.get("key_joint", ()):
-                    key = (aid, *ev["key"])
-                    if key in self.seen_probes:
-                        continue
-                    self.seen_probes.add(key)
-                    update(self.arms[aid], "success", cfg)
+                    if self._fresh(aid, ev):
+                        update(self.arms[aid], "success", cfg)
             if ev["depth"] == 0 and not ev["outcome"].startswith("upstream") and ev["outcome"] != "empty_uninformative":
                 e0 = tuple(ev["edge"])
                 self.attempts[e0] = max(0, self.attempts.get(e0, 0) - 1)
@@ -350,11 +351,7 @@ class Verifier:
                 probe_link(self.ex, self.sampler, edge[0], edge[1], bindings, random.Random(rng.random()), opts)
                 for _ in range(probes)))
             stats["probes"] += len(outs)
-            inf = [o.outcome for o in outs if o.outcome not in ENVIRONMENTAL and not o.outcome.startswith("upstream")
-                   and o.outcome != "empty_uninformative"]
-            if not inf:
-                return None
-            return 2 * sum(o == "success" for o in inf) >= len(inf)
+            return executes([o.outcome for o in outs])
 
         async def settle(edge) -> None:
             d = vg.edges[edge]

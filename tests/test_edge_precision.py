@@ -124,7 +124,7 @@ def test_single_record_producer_gets_a_counterfactual_from_another_execution(cat
 
 def test_plain_numbers_bind_only_by_name():
     """A bus stop's order, a deal's day or a solar term's time equal a class period or a forecast
-    hour by coincidence (hand audit 4): no candidate unless names or documentation link them."""
+    hour by coincidence: no candidate unless names or documentation link them."""
     from edge_synth.candidates import score_binding
 
     num = {"kind": "number", "desc": "정류소 순번"}

@@ -1,4 +1,4 @@
-"""EDGE recall rules (issue 5, round 7): documented cross-references raise a binding's prior, a
+"""EDGE recall rules: documented cross-references raise a binding's prior, a
 tool's documented example call reveals the optional parameters its platform needs, an empty
 answer for one record of a mixed list is retried with the most unlike record, joint-group
 members share a probe's outcome, and a changed total count is sensitivity. Catalog and fake
@@ -281,7 +281,7 @@ def test_example_slices_remember_narrowed_working_inputs(cat):
 
 def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
     """A festival search takes only dates, but its records are located festivals: its start date
-    handed to a school timetable names no shared entity (h2: such edges failed re-probes), while
+    handed to a school timetable names no shared entity, while
     the rest days of the festival's month (a calendar of days) and KASI -> molit still hold."""
     from tests.test_edge_precision import _b as b5
     from tests.test_edge_precision import _verifier as verifier
