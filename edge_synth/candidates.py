@@ -178,7 +178,7 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
         trans = list(trans) + [("identity", {}, 0.7)]
     if fk in PLAIN_NUMBER_KINDS and nsim < 0.5 and not xref:
         # a plain number or a time of day names nothing: a bus stop's order 3, a deal's day 12 or a
-        # solar term's 1651 equal a class period, a weekday tag or a forecast hour by coincidence
+        # solar term's 1651 equal a class period, a weekday tag or a forecast hour by coincidence,
         # and shared format words in the descriptions ('HHMM', 'time') are no evidence either;
         # only a parameter of the same name or one the documentation points to takes it
         return []
@@ -204,7 +204,8 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
             score += XREF_BONUS  # the documentation says where the value comes from
         elif fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
             score *= 0.6  # generic ids/names match anything by kind alone
-        out.append(Binding(fname, pname, tname, targs, fk, pk, round(min(1.0, score), 4), tname in RECORD_TRANSFORMS,
+        out.append(Binding(from_field=fname, to_param=pname, transform=tname, transform_args=targs, from_kind=fk,
+                           to_kind=pk, prior=round(min(1.0, score), 4), record_ref=tname in RECORD_TRANSFORMS,
                            parts=tuple(finfo["parts"]) if finfo.get("parts") else None, xref=xref))
     return out
 

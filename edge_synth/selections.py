@@ -20,11 +20,12 @@ output produced), B on its own input with only the parameters every call needs, 
 page as a filtering client reads it; a probe joins A's whole answer with B's and succeeds when a
 value of A selects some but not all of B's records; another value of A must select other records
 (sensitivity), else A's value did not matter. For 'nearest', A's points farther than `cover_km`
-from every record of B lie outside the area B covers and are no evidence either way. Each selection has a Beta posterior updated with the
-binding weights (:func:`edge_synth.bandit.update`), one update per distinct (A call, B call)
-pair; it is verified when the posterior mean reaches `viable` with at least `min_successes`
-successes and no sign of insensitivity, or, when A and B keep being called with the same inputs
-(tools without parameters), when every distinct join succeeded.
+from every record of B lie outside the area B covers and are no evidence either way. Each
+selection has a Beta posterior updated with the binding weights (:func:`edge_synth.bandit.update`),
+one update per distinct (A call, B call) pair; it is verified when the posterior mean reaches
+`viable` with at least `min_successes` successes and no sign of insensitivity, or, when A and B
+keep being called with the same inputs (tools without parameters), when every distinct join
+succeeded.
 Verified selections become edges with ``link="select"`` and no bindings; walks that need
 bindings skip them (:func:`edge_synth.walks.successors`).
 """

@@ -7,10 +7,7 @@ resolves the facts on the real outputs (`compute_answer`) and drops anything tha
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import re
 from typing import Any
 
 import networkx as nx

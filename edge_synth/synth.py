@@ -97,7 +97,7 @@ async def synthesize(vg, edge, out_dir: str | Path, n_per_shape: int = 900, seed
                         pk = program_key(traj["task"]["program"])
                         if pk in seen_programs:
                             reason = "duplicates"
-                        elif (why := decon.check(traj["task"]["program"], q)) is not None:
+                        elif decon.check(traj["task"]["program"], q) is not None:
                             reason = "decontaminated"
                     if reason:
                         audit[reason] += 1

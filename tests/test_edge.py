@@ -7,7 +7,6 @@ import asyncio
 import json
 import random
 
-import networkx as nx
 import pytest
 
 from kopa_bench.catalog import get_catalog

@@ -10,11 +10,11 @@ import pytest
 
 from kopa_bench.catalog import get_catalog
 from kopa_bench.testing.fake_client import FakeClient
+from edge_synth.bandit import Arm
 from edge_synth.env import ProbeExecutor
 from edge_synth.seeds import SeedSampler
-from edge_synth.selections import (SelectConfig, add_selections, next_page, probe_selection, read_all, select,
-                                   selection_candidates, selection_key)
-from edge_synth.bandit import Arm
+from edge_synth.selections import (add_selections, next_page, probe_selection, read_all, select, selection_candidates,
+                                   selection_key)
 
 NEAREST = {"src": "vworld_getcoord", "dst": "seoul_bikeList", "match": "nearest", "from_field": "point",
            "to_field": "point", "from_point": {"system": "wgs84", "lat": "y", "lon": "x"},
