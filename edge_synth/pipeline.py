@@ -109,15 +109,15 @@ def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, s
     out.mkdir(parents=True, exist_ok=True)
 
     async def go():
-        edge = EdgePipeline(seed=seed, exclude_platforms=exclude_platforms)
-        g = await edge.candidates()
+        pipeline = EdgePipeline(seed=seed, exclude_platforms=exclude_platforms)
+        g = await pipeline.candidates()
         save_graph(g, out / "candidates.json")
-        vg, v, summary = await edge.verify(g, cfg, progress)
+        vg, v, summary = await pipeline.verify(g, cfg, progress)
         save_graph(vg, out / "verified.json")
-        arms = arm_rows({**v.arms, **edge.selection_arms})
+        arms = arm_rows({**v.arms, **pipeline.selection_arms})
         (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
         (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-        await edge.aclose()
+        await pipeline.aclose()
         return summary
 
     return asyncio.run(go())
