@@ -167,9 +167,9 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     import time
 
     from edge_synth.candidates import load_graph
-    from edge_synth.pipeline import Edge, run_graph_and_verify
+    from edge_synth.pipeline import EdgePipeline, run_graph_and_verify
     from edge_synth.synth import load_trajectories, synthesize
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.verify_config import VerifyConfig
 
     run = Path(run_dir or os.environ.get("KOPA_EDGE_RUN") or "edge_synth/runs/default")
     timings: dict[str, float] = {}
@@ -182,7 +182,7 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     t1 = time.perf_counter()
     if len(load_trajectories(run / "trajectories")) < per_shape * 6 * 0.8 if (run / "trajectories").exists() else True:
         async def go():
-            e = Edge(seed=seed)
+            e = EdgePipeline(seed=seed)
             await e.prepare(vg)
             a = await synthesize(vg, e, run / "trajectories", per_shape, seed)
             await e.client.aclose()

@@ -17,26 +17,16 @@ from typing import Any
 
 import networkx as nx
 
-from .groups import TEMPORAL, ParamGroup, carried_keys, derive_groups
+from .bindings import Binding
+from .control_params import is_control
+from .groups import carried_keys, derive_groups, half_bound
 from .retriever import ToolRetriever, tokenize
-from .values import RECORD_TRANSFORMS, SIDO_SHORT, WEAK_FROM_KINDS, infer_kind, transforms_for
-
-# Paging, format and version switches: never the target of a data-flow binding.
-# Counts and row windows (numOfRows, totalCount, START_INDEX ...) only page through a result: a value
-# bound into them from another tool changes B's answer without any data flowing (audit: 4 of 29
-# invalid edges in the first hand audit were numbers bound into START_INDEX/END_INDEX).
-CONTROL_PARAMS = re.compile(r"^(numOfRows|pageNo|pIndex|pSize|ver|returnType|dataType|type|_type|MobileOS|"
-                            r"MobileApp|serviceKey|KEY|Type|display|start|end|page|perPage|resultType|format|"
-                            r"START_INDEX|END_INDEX|currentPage|countPerPage|totalCount|newEstPrdCnt)$", re.I)
+from .values import RECORD_TRANSFORMS, SIDO_SHORT, TEMPORAL_KINDS, WEAK_FROM_KINDS, infer_kind, transforms_for
 
 _LATLON_PAIRS = (("lat", "lon"), ("latitude", "longitude"), ("mapy", "mapx"), ("gpslati", "gpslong"),
                  ("gpsLati", "gpsLong"), ("YPos", "XPos"), ("yPos", "xPos"),
                  ("stationLatitude", "stationLongitude"), ("dmX", "dmY"), ("y", "x"))
 _XY_PAIRS = (("tmX", "tmY"), ("entX", "entY"), ("x", "y"))
-
-
-def is_control(param) -> bool:
-    return (not param.model_facing) or bool(CONTROL_PARAMS.match(param.name))
 
 
 def _pieces(name: str) -> set[str]:
@@ -141,11 +131,6 @@ PLAIN_NUMBER_KINDS = frozenset({"number", "hhmm"})
 CODE_SYSTEMS = frozenset({"tago_city", "tour_area", "tour_sigungu"})
 
 
-def _mentions(text: str, word: str) -> bool:
-    """`word` appears in `text` as a whole identifier (case ignored)."""
-    return bool(word) and re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", text or "", re.I) is not None
-
-
 def cross_reference(a_op, fname: str, fdesc: str, b_op, pname: str, pdesc: str) -> bool:
     """The documentation itself links field and parameter: A's field description names B's
     operation with B's parameter right after it ('판례일련번호: precService ID'), or B's parameter
@@ -168,14 +153,14 @@ def region_prefix(fk: str, pk: str, pinfo: dict) -> tuple[str, dict, float] | No
     """The transform for an address into a region-name 'contains' filter whose documented example
     is a 2-3 token region ('서울특별시 강남구'): the address's first tokens, as many as the example.
     A whole address is never contained in a region's name, and cutting an address for any other
-    parameter names no entity (a juso keyword '서울 종로구' matches arbitrary addresses, audit 3)."""
+    parameter names no entity (a juso keyword '서울 종로구' matches arbitrary addresses)."""
     n = int(pinfo.get("example_tokens") or 0)
     if fk == "address" and pk == "address" and pinfo.get("substring") and 2 <= n <= 3:
         return ("first_tokens", {"n": n}, 0.8)
     return None
 
 
-def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float, xref: bool = False) -> list[dict]:
+def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: float, xref: bool = False) -> list[Binding]:
     """Candidate bindings (one per usable transform) of field -> param with a prior score
     (`xref`: the descriptions name the other side, see :func:`cross_reference`)."""
     fk, pk = finfo["kind"], pinfo["kind"]
@@ -187,16 +172,15 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
     if nsim >= 0.99 and not any(t[0] == "identity" for t in trans):
         # the same name on both sides (STAT_CODE, START_TIME): the value usually passes unchanged
         trans = [("identity", {}, 0.5 if not trans else 1.0)] + list(trans)
-    if pinfo.get("format_coupled") and fk in TEMPORAL and pk in TEMPORAL and not any(t[0] == "identity" for t in trans):
+    if pinfo.get("format_coupled") and fk in TEMPORAL_KINDS and pk in TEMPORAL_KINDS and not any(t[0] == "identity" for t in trans):
         # a period "in the cycle's format": the coupled CYCLE decides the shape, so a full date
         # can pass unchanged as a daily period (basDt -> START_TIME with CYCLE=D)
         trans = list(trans) + [("identity", {}, 0.7)]
     if fk in PLAIN_NUMBER_KINDS and nsim < 0.5 and not xref:
         # a plain number or a time of day names nothing: a bus stop's order 3, a deal's day 12 or a
-        # solar term's 1651 equal a class period, a weekday tag or a forecast hour by coincidence
-        # (hand audit 4: four of four invalid edges were such), and shared format words in the
-        # descriptions ('HHMM', 'time') are no evidence either; only a parameter of the same name
-        # or one the documentation points to takes it
+        # solar term's 1651 equal a class period, a weekday tag or a forecast hour by coincidence,
+        # and shared format words in the descriptions ('HHMM', 'time') are no evidence either;
+        # only a parameter of the same name or one the documentation points to takes it
         return []
     region_cut = region_prefix(fk, pk, pinfo)
     if region_cut:
@@ -220,26 +204,10 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
             score += XREF_BONUS  # the documentation says where the value comes from
         elif fk in ("id", "name", "text") and nsim < 0.5 and dsim < 0.2:
             score *= 0.6  # generic ids/names match anything by kind alone
-        cand = {"from_field": fname, "to_param": pname, "transform": tname, "transform_args": targs,
-                "from_kind": fk, "to_kind": pk, "prior": round(min(1.0, score), 4),
-                "record_ref": tname in RECORD_TRANSFORMS}
-        if finfo.get("parts"):
-            cand["parts"] = list(finfo["parts"])
-        if xref:
-            cand["xref"] = True
-        out.append(cand)
+        out.append(Binding(from_field=fname, to_param=pname, transform=tname, transform_args=targs, from_kind=fk,
+                           to_kind=pk, prior=round(min(1.0, score), 4), record_ref=tname in RECORD_TRANSFORMS,
+                           parts=tuple(finfo["parts"]) if finfo.get("parts") else None, xref=xref))
     return out
-
-
-def _group_complete(bindings: list[dict], groups: list[ParamGroup], inheritable: set[str]) -> list[dict]:
-    """Drop bindings into a joint group member whose partner members have no candidate binding
-    on this edge and cannot be inherited from A's own arguments: half a key never verifies."""
-    bound = {b["to_param"] for b in bindings}
-    drop = set()
-    for grp in groups:
-        if grp.joint and grp.members & bound and grp.members - bound - inheritable:
-            drop |= grp.members
-    return [b for b in bindings if b["to_param"] not in drop]
 
 
 def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = None, *, k_same: int = 15,
@@ -283,28 +251,29 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
                 for fname, finfo in fields.items():
                     xref = cross_reference(ref.op, fname, finfo["desc"], bref.op, pname, pinfo["desc"])
                     for cand in score_binding(fname, finfo, pname, pinfo, nb_score.get(b, 0.0), xref):
-                        if cand["record_ref"] and not _record_has_pair(list(fields), finfo["kind"]):
+                        if cand.record_ref and not _record_has_pair(list(fields), finfo["kind"]):
                             continue
-                        if cand["prior"] >= min_score:
+                        if cand.prior >= min_score:
                             bindings.append(cand)
             inheritable = {p.name for p in bref.op.model_params if p.name.lower() in a_req}
-            bindings = _group_complete(bindings, groups.get(b, []), inheritable)
+            half = half_bound(groups.get(b, []), {c.to_param for c in bindings}, inheritable)
+            bindings = [c for c in bindings if c.to_param not in half]
             carried = carried_keys(groups, b, fields)
-            if carried and any(grp.members - {c["to_param"] for c in bindings} - inheritable for grp in carried):
+            if carried and any(grp.members - {c.to_param for c in bindings} - inheritable for grp in carried):
                 continue  # A's records name an entity B is keyed by, but the key cannot flow whole
             if not bindings:
                 continue
-            bindings.sort(key=lambda c: (-c["prior"], c["to_param"], c["from_field"], c["transform"]))
+            bindings.sort(key=lambda c: (-c.prior, c.to_param, c.from_field, c.transform))
             # keep the best few source fields per target parameter, each with up to two transforms
             # (an address passes whole or as its first tokens: probing decides which)
             kept, per = [], {}
             for c in bindings:
-                srcs = per.setdefault(c["to_param"], [])
-                if c["from_field"] in srcs or len(srcs) < 3:
-                    if c["from_field"] not in srcs:
-                        srcs.append(c["from_field"])
+                srcs = per.setdefault(c.to_param, [])
+                if c.from_field in srcs or len(srcs) < 3:
+                    if c.from_field not in srcs:
+                        srcs.append(c.from_field)
                     kept.append(c)
-            g.add_edge(a, b, bindings=kept, prior=kept[0]["prior"], retrieved=b in nb_score,
+            g.add_edge(a, b, bindings=[c.as_dict() for c in kept], prior=kept[0].prior, retrieved=b in nb_score,
                        cross_domain=ref.op.domain != bref.op.domain)
     g.graph["k_same"], g.graph["k_cross"], g.graph["min_score"] = k_same, k_cross, min_score
     return g

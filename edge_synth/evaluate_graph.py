@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from .probes import ENVIRONMENTAL, probe_link
+from .bindings import Binding, edge_bindings
+from .probing import ProbeOptions, executes, probe_link
 from .selections import SelectConfig, probe_selection
 from .walks import best_bindings
 
@@ -63,10 +63,10 @@ async def _reprobe(edges: list[tuple[str, str, Any]], n: int, seed: int, probe) 
     return out
 
 
-async def _probe_edges(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str, seed: int,
+async def _probe_edges(edges: list[tuple[str, str, list[Binding]]], executor, sampler, n: int, split: str, seed: int,
                        baseline=None, record_tries: int = 1) -> dict[tuple[str, str], list[str]]:
-    return await _reprobe(edges, n, seed, lambda a, b, bs, r: probe_link(
-        executor, sampler, a, b, bs, r, split, baseline=baseline, record_tries=record_tries))
+    opts = ProbeOptions(split=split, baseline=baseline, record_tries=record_tries)
+    return await _reprobe(edges, n, seed, lambda a, b, bs, r: probe_link(executor, sampler, a, b, bs, r, opts))
 
 
 async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, sampler, n: int, split: str,
@@ -78,23 +78,16 @@ async def _probe_selections(edges: list[tuple[str, str, list[dict]]], executor, 
         executor, sampler, {**sel, "src": a, "dst": b}, r, split, cfg, vg=vg))
 
 
-def _executable(outcomes: list[str]) -> bool | None:
-    informative = [o for o in outcomes if o not in ENVIRONMENTAL and not o.startswith("upstream") and o != "empty_uninformative"]
-    if not informative:
-        return None
-    return sum(o == "success" for o in informative) / len(informative) >= 0.5
-
-
 async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, n: int = 5, seed: int = 7,
                               baseline=None) -> dict[str, Any]:
     """Precision (a): verified edges that still execute on held-out inputs; executable share
     of all candidate links (top-prior binding set) before vs verified links after."""
     cand = []
-    for a, b, d in g.edges(data=True):
-        best: dict[str, dict] = {}
-        for bnd in d["bindings"]:
-            if bnd["to_param"] not in best:
-                best[bnd["to_param"]] = bnd
+    for a, b in g.edges:
+        best: dict[str, Binding] = {}
+        for bnd in edge_bindings(g, a, b):
+            if bnd.to_param not in best:
+                best[bnd.to_param] = bnd
         cand.append((a, b, list(best.values())))
     ver = [(a, b, best_bindings(vg, a, b)) for a, b in vg.edges if vg.edges[a, b].get("bindings")]
     sel = [(a, b, d["selections"]) for a, b, d in vg.edges(data=True) if d.get("link") == "select"]
@@ -105,20 +98,20 @@ async def precision_and_share(g: nx.DiGraph, vg: nx.DiGraph, executor, sampler, 
     after = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, tries)
     sel_tries = int((vg.graph.get("select") or {}).get("record_tries", 1))
     after.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, sel_tries, vg))
-    eb = [x for x in (_executable(v) for v in before.values()) if x is not None]
-    ea = [x for x in (_executable(v) for v in after.values()) if x is not None]
+    eb = [x for x in (executes(v) for v in before.values()) if x is not None]
+    ea = [x for x in (executes(v) for v in after.values()) if x is not None]
     single = None
     if tries > 1:
         one = await _probe_edges(ver, executor, sampler, n, "holdout", seed + 1, baseline, 1)
         one.update(await _probe_selections(sel, executor, sampler, n, "holdout", seed + 2, 1, vg))
-        es = [x for x in (_executable(v) for v in one.values()) if x is not None]
+        es = [x for x in (executes(v) for v in one.values()) if x is not None]
         single = round(sum(es) / len(es), 4) if es else None
     return {"edge_precision": round(sum(ea) / len(ea), 4) if ea else None, "precision_edges_measured": len(ea),
             "record_tries": tries, "edge_precision_single_record": single,
             "executable_share_before": round(sum(eb) / len(eb), 4) if eb else None,
             "executable_share_after": round(sum(ea) / len(ea), 4) if ea else None,
             "candidate_edges_measured": len(eb),
-            "failing_after": sorted(f"{a}->{b}" for (a, b), v in after.items() if _executable(v) is False)}
+            "failing_after": sorted(f"{a}->{b}" for (a, b), v in after.items() if executes(v) is False)}
 
 
 def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026) -> list[dict]:
@@ -127,6 +120,6 @@ def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026
     rng = random.Random(seed)
     pick = rng.sample(pool, min(k, len(pool)))
     return [{"from_tool": a, "to_tool": b,
-             "bindings": [f"{x['from_field']}->{x['to_param']} via {x['transform']}" for x in best_bindings(vg, a, b)]
+             "bindings": [f"{x.from_field}->{x.to_param} via {x.transform}" for x in best_bindings(vg, a, b)]
              or [f"select {x['match']}: {x['from_field']} ~ {x['to_field']}" for x in vg.edges[a, b].get("selections", [])],
              "posterior": vg.edges[a, b].get("posterior")} for a, b in sorted(pick)]

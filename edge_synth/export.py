@@ -34,13 +34,6 @@ def ngrams(text: str, n: int = 4) -> set[str]:
     return {t[i:i + n] for i in range(max(0, len(t) - n + 1))}
 
 
-def overlap(a: str, b: str, n: int = 4) -> float:
-    ga, gb = ngrams(a, n), ngrams(b, n)
-    if not ga or not gb:
-        return 0.0
-    return len(ga & gb) / min(len(ga), len(gb))
-
-
 class Decontaminator:
     """Drops trajectories whose gold program (tools + args) equals a benchmark task's, or whose
     query overlaps a benchmark query above `threshold` (character n-gram containment)."""
@@ -57,8 +50,7 @@ class Decontaminator:
                     pass
         self.threshold, self.n = threshold, n
         self.programs = {call_signature([s.model_dump() for s in t.program]) for t in tasks}
-        self.queries = [t.query for t in tasks]
-        self.query_grams = [ngrams(q, n) for q in self.queries]
+        self.query_grams = [ngrams(t.query, n) for t in tasks]
         self.counts = {"checked": 0, "program_match": 0, "query_overlap": 0}
 
     def check(self, program: list[dict], query: str) -> str | None:

@@ -14,8 +14,7 @@ fields other tools return side by side), never from the reference links:
 ``coord`` and ``key`` groups are *joint*: a value bound into one member from A's record must come
 with the other members from the same record (or from A's own arguments of the same name — the
 same producer call). Half a key (the latitude of a stop with some other place's longitude, the
-office code of one school with another school's code) executes but names no real entity: five
-of the eight invalid edges of the second hand audit were such half-linked keys.
+office code of one school with another school's code) executes but names no real entity.
 ``format`` groups are *consistent*: members not bound from the record are filled from an input
 set that worked with the same shapes (a daily CYCLE with 8-digit periods).
 """
@@ -26,11 +25,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .values import infer_kind
+from .control_params import is_control
+from .values import TEMPORAL_KINDS, infer_kind
 
 COORD_PAIRS = (("lat", "lon"), ("kma_nx", "kma_ny"), ("tm_x", "tm_y"), ("utmk_x", "utmk_y"))
 KEY_KINDS = frozenset({"id", "tago_city", "tour_area", "tour_sigungu"})  # platform code systems are ids
-TEMPORAL = frozenset({"date", "yyyymm", "year", "month", "datetime", "hhmm"})
 JOINT = ("coord", "key")
 
 
@@ -66,8 +65,6 @@ def derive_groups(catalog: Any, field_names: dict[str, Iterable[str]] | None = N
 
     `field_names` (tool -> output field names, declared or observed) tells which parameters other
     tools return together; `param_kinds` (tool -> param -> kind) overrides the kinds inferred here."""
-    from .candidates import is_control
-
     fields = {t: {norm(f) for f in fs} for t, fs in (field_names or {}).items()}
     for ref in catalog:
         fields.setdefault(ref.op.tool, set()).update(norm(f.name) for f in ref.op.fields)
@@ -88,7 +85,7 @@ def derive_groups(catalog: Any, field_names: dict[str, Iterable[str]] | None = N
             if len(by_kind.get(ka, [])) == 1 and len(by_kind.get(kb, [])) == 1:
                 pa, pb = by_kind[ka][0], by_kind[kb][0]
                 groups.append(ParamGroup("coord", frozenset({pa.name, pb.name}), _required(pa) and _required(pb)))
-        req = [p for p in params if _required(p) and not p.enum and kinds[p.name] not in TEMPORAL]
+        req = [p for p in params if _required(p) and not p.enum and kinds[p.name] not in TEMPORAL_KINDS]
         key = {p.name for p in req if kinds[p.name] in KEY_KINDS}
         if key:
             others = [t for t in fields if t != tool]
@@ -117,16 +114,16 @@ def derive_groups(catalog: Any, field_names: dict[str, Iterable[str]] | None = N
     return out
 
 
-def groups_of(groups: dict[str, list[ParamGroup]], tool: str, param: str, joint_only: bool = False) -> list[ParamGroup]:
-    return [g for g in groups.get(tool, []) if param in g.members and (g.joint or not joint_only)]
+def half_bound(groups: list[ParamGroup], bound: set[str], inherited: set[str]) -> set[str]:
+    """Members of the joint groups `bound` touches without binding (or inheriting) them whole:
+    half a key names no entity, so bindings into them are dropped."""
+    return {m for g in groups if g.joint and g.members & bound and g.members - bound - inherited for m in g.members}
 
 
-def carried_keys(groups: dict[str, list[ParamGroup]], dst: str, src_fields: Iterable[str],
-                 src_field_kinds: dict[str, str] | None = None) -> list[ParamGroup]:
+def carried_keys(groups: dict[str, list[ParamGroup]], dst: str, src_fields: Iterable[str]) -> list[ParamGroup]:
     """B's required joint groups that A's records carry whole (A names the same entity): a link
     A->B must then bind that key from A, or B answers about another entity than A's record."""
     names = {norm(f) for f in src_fields}
-    kinds = set((src_field_kinds or {}).values())
     out = []
     for g in groups.get(dst, []):
         if not (g.joint and g.required):
@@ -134,7 +131,3 @@ def carried_keys(groups: dict[str, list[ParamGroup]], dst: str, src_fields: Iter
         if g.kind == "key" and all(norm(m) in names for m in g.members):
             out.append(g)
     return out
-
-
-def missing_members(group: ParamGroup, bound: Iterable[str], inherited: Iterable[str] = ()) -> set[str]:
-    return set(group.members) - set(bound) - set(inherited)

@@ -10,23 +10,26 @@ from typing import Any, Callable
 
 import networkx as nx
 
-from .candidates import build_candidate_graph, load_graph, save_graph
+from kopa_bench.catalog import Catalog, get_catalog
+
+from .bootstrap import bootstrap_samples
+from .candidates import build_candidate_graph, save_graph
 from .env import ProbeExecutor, make_client
-from .probes import SeedSampler
+from .seeds import SeedSampler
 from .selections import SelectConfig, SelectionVerifier, add_selections, selection_candidates
-from .verify import Verifier, VerifyConfig, bootstrap_samples
+from .verified_graph import arm_rows
+from .verify import Verifier
+from .verify_config import VerifyConfig
 
 
-class Edge:
-    """Holds the shared state of one EDGE run (client, executor, sampler)."""
+class EdgePipeline:
+    """The stages of one EDGE run over their shared state (client, executor, sampler)."""
 
     def __init__(self, catalog=None, client=None, seed: int = 0, concurrency: int = 64,
                  exclude_platforms: list[str] | None = None):
-        from kopa_bench.catalog import get_catalog
-
         base = catalog or get_catalog()
         self.client = client or make_client(catalog=base)
-        self.catalog = _SubCatalog(base, exclude_platforms) if exclude_platforms else base
+        self.catalog = held_out(base, exclude_platforms) if exclude_platforms else base
         self.executor = ProbeExecutor(self.client, concurrency=concurrency)
         self.sampler = SeedSampler(self.catalog, seed=seed)
         self.seed = seed
@@ -90,38 +93,12 @@ class Edge:
         return vg, v, summary
 
 
-class _SubCatalog:
-    """A catalog view without some platforms/services (held-out platforms)."""
-
-    def __init__(self, catalog, exclude: list[str]):
-        self._cat = catalog
-        ex = set(exclude)
-        self._refs = [r for r in catalog if r.platform.id not in ex and r.service.id not in ex
-                      and r.op.tool.split("_")[0] not in ex]
-        self._names = {r.op.tool for r in self._refs}
-
-    def __iter__(self):
-        return iter(self._refs)
-
-    def __len__(self):
-        return len(self._refs)
-
-    def __contains__(self, name):
-        return name in self._names
-
-    def get(self, name):
-        if name not in self._names:
-            from kopa_bench.catalog import UnknownToolError
-
-            raise UnknownToolError(name, sorted(self._names))
-        return self._cat.get(name)
-
-    @property
-    def tool_names(self):
-        return [r.op.tool for r in self._refs]
-
-    def __getattr__(self, item):
-        return getattr(self._cat, item)
+def held_out(catalog: Catalog, exclude: list[str]) -> Catalog:
+    """The catalog without the given platforms, services or tool-id prefixes (held-out platforms)."""
+    ex = set(exclude)
+    return Catalog([p.model_copy(update={"services": [
+        s.model_copy(update={"operations": [o for o in s.operations if o.tool.split("_")[0] not in ex]})
+        for s in p.services if s.id not in ex]}) for p in catalog.platforms.values() if p.id not in ex])
 
 
 def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, seed: int = 0,
@@ -131,17 +108,15 @@ def run_graph_and_verify(out_dir: str | Path, cfg: VerifyConfig | None = None, s
     out.mkdir(parents=True, exist_ok=True)
 
     async def go():
-        edge = Edge(seed=seed, exclude_platforms=exclude_platforms)
-        g = await edge.candidates()
+        pipeline = EdgePipeline(seed=seed, exclude_platforms=exclude_platforms)
+        g = await pipeline.candidates()
         save_graph(g, out / "candidates.json")
-        vg, v, summary = await edge.verify(g, cfg, progress)
+        vg, v, summary = await pipeline.verify(g, cfg, progress)
         save_graph(vg, out / "verified.json")
-        arms = [{"arm": k, "alpha": a.alpha, "beta": a.beta, "n": a.n, "successes": a.successes,
-                 "structural": a.structural, "environmental": a.environmental, "pruned": a.pruned}
-                for k, a in sorted({**v.arms, **edge.selection_arms}.items())]
+        arms = arm_rows({**v.arms, **pipeline.selection_arms})
         (out / "arms.json").write_text(json.dumps(arms, ensure_ascii=False, indent=0), encoding="utf-8")
         (out / "verify_summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-        await edge.aclose()
+        await pipeline.aclose()
         return summary
 
     return asyncio.run(go())

@@ -21,7 +21,9 @@ import httpx
 
 from kopa_bench.transforms import SIDO
 
+from .control_params import is_control
 from .labels_ko import FIELD_KO, TOOL_FIELD_KO, TOPIC_KO
+from .values import TEMPORAL_KINDS, infer_kind
 
 _SIDO_FORMS = {}
 for _code, _full, _short, _others in SIDO:
@@ -48,9 +50,6 @@ _OBJ_ENDINGS: dict[str, list[Callable[[str], str]]] = {
 # Endings that follow a finished clause ("... 어디가 더 높은지 알려줘.").
 _VERBS = {"banmal": ["알려줘.", "알려줄래?", "확인해줘.", "봐줄 수 있어?", "좀 찾아봐 줘."],
           "jondae": ["알려주세요.", "알려주시겠어요?", "확인 부탁드립니다.", "확인해 주실 수 있을까요?", "찾아봐 주세요."]}
-# kept for callers that read them (the old grammar exported these)
-ENDINGS = {"banmal": ["알려줘.", "알려줄래?", "좀 찾아줘.", "확인해줘.", "뭔지 알려줘.", "봐줄 수 있어?"],
-           "jondae": ["알려주세요.", "알려주시겠어요?", "확인 부탁드립니다.", "찾아주실 수 있을까요?", "궁금합니다.", "조회해 주세요."]}
 
 _HANGUL = re.compile(r"[가-힣]")
 # A token that is an API identifier when it shows in a sentence: camelCase, snake_case, ALL_CAPS.
@@ -186,8 +185,6 @@ def entities(task: dict, steps: list[str], catalog: Any) -> list[str]:
 
 def entity_args(task: dict, steps: list[str], catalog: Any) -> list[tuple[str, Any, Any]]:
     """(step id, Param, value) of the literal, non-empty entity arguments of `steps`."""
-    from .candidates import is_control
-
     out = []
     prog = {s["id"]: s for s in task["program"]}
     for sid in steps:
@@ -258,17 +255,14 @@ def _numeric_wording(label: str) -> tuple[str, str]:
 
 
 _NUMERIC_KINDS = {"measure", "grade", "meta", "number"}
-_TIME_KINDS = {"date", "datetime", "yyyymm", "year", "month", "hhmm"}
 
 
 def field_type(catalog: Any, tool: str, field: str, values: list[Any]) -> str:
     """'number', 'time' or 'text': how a comparison of this field may be worded."""
-    from .values import infer_kind
-
     label = field_label(catalog, tool, field) or ""
     kind = infer_kind(field, label, [v for v in values if v not in (None, "")])
     nums = [v for v in values if v not in (None, "") and re.fullmatch(r"-?[\d,]+(\.\d+)?", str(v).strip())]
-    if kind in _TIME_KINDS:
+    if kind in TEMPORAL_KINDS:
         return "time"
     if kind in _NUMERIC_KINDS and values and len(nums) == len([v for v in values if v not in (None, "")]):
         return "number"

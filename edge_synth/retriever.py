@@ -10,6 +10,7 @@ import functools
 import re
 from typing import Any
 
+from kiwipiepy import Kiwi
 from rank_bm25 import BM25Okapi
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|_")
@@ -17,13 +18,8 @@ _KEEP_TAGS = ("NN", "SL", "SN", "XR", "VV", "VA", "SH")
 
 
 @functools.lru_cache(maxsize=1)
-def _kiwi():
-    try:
-        from kiwipiepy import Kiwi
-
-        return Kiwi()
-    except Exception:  # noqa: BLE001 - tokeniser optional at runtime; fall back to regex
-        return None
+def _kiwi() -> Kiwi:
+    return Kiwi()
 
 
 @functools.lru_cache(maxsize=20000)
@@ -34,13 +30,8 @@ def tokenize(text: str) -> tuple[str, ...]:
     for w in latin:
         out.extend(p.lower() for p in _CAMEL.split(w) if len(p) > 1)
     hangul = " ".join(re.findall(r"[가-힣]+", text))
-    kiwi = _kiwi()
     if hangul:
-        if kiwi is not None:
-            out.extend(t.form for t in kiwi.tokenize(hangul) if t.tag.startswith(_KEEP_TAGS) and len(t.form) > 0)
-        else:
-            for w in hangul.split():
-                out.extend(w[i:i + 2] for i in range(max(1, len(w) - 1)))
+        out.extend(t.form for t in _kiwi().tokenize(hangul) if t.tag.startswith(_KEEP_TAGS) and len(t.form) > 0)
     return tuple(out)
 
 
@@ -79,6 +70,3 @@ class ToolRetriever:
         same = [(n, s) for n, s in ranked if self.catalog.get(n).op.domain == dom][:k_same]
         cross = [(n, s) for n, s in ranked if self.catalog.get(n).op.domain != dom][:k_cross]
         return {"same": same, "cross": cross}
-
-    def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
-        return self.score_query(text)[:k]

@@ -20,11 +20,12 @@ output produced), B on its own input with only the parameters every call needs, 
 page as a filtering client reads it; a probe joins A's whole answer with B's and succeeds when a
 value of A selects some but not all of B's records; another value of A must select other records
 (sensitivity), else A's value did not matter. For 'nearest', A's points farther than `cover_km`
-from every record of B lie outside the area B covers and are no evidence either way. Each selection has a Beta posterior updated with the
-binding weights (:func:`edge_synth.verify.update`), one update per distinct (A call, B call)
-pair; it is verified when the posterior mean reaches `viable` with at least `min_successes`
-successes and no sign of insensitivity, or, when A and B keep being called with the same inputs
-(tools without parameters), when every distinct join succeeded.
+from every record of B lie outside the area B covers and are no evidence either way. Each
+selection has a Beta posterior updated with the binding weights (:func:`edge_synth.bandit.update`),
+one update per distinct (A call, B call) pair; it is verified when the posterior mean reaches
+`viable` with at least `min_successes` successes and no sign of insensitivity, or, when A and B
+keep being called with the same inputs (tools without parameters), when every distinct join
+succeeded.
 Verified selections become edges with ``link="select"`` and no bindings; walks that need
 bindings skip them (:func:`edge_synth.walks.successors`).
 """
@@ -41,10 +42,13 @@ import networkx as nx
 
 from kopa_bench import geo
 
-from .groups import norm
+from .bandit import Arm, update
+from .bindings import is_missing
 from .env import call_key
-from .probes import SeedSampler, _missing, bind_value, run_seed
-from .verify import Arm, VerifyConfig, update
+from .groups import norm
+from .probing import run_seed
+from .seeds import SeedSampler
+from .verify_config import VerifyConfig
 from .walks import best_bindings, step_args
 
 POINT_PARAM_KINDS = frozenset({"lat", "lon", "tm_x", "tm_y", "utmk_x", "utmk_y", "kma_nx", "kma_ny"})
@@ -54,6 +58,7 @@ EQUAL_KINDS = frozenset({"id", "station_name", "legal_code", "lawd5", "tago_city
 CONTAINS_KINDS = frozenset({"name", "law_name", "bill_name", "person_name", "dong_name", "sgg_name"})
 PAGE_SIZES = {"numOfRows": 100, "pSize": 100, "display": 100, "perPage": 100, "countPerPage": 100}
 WINDOW = 1000  # rows of an ECOS/Seoul START..END window a client reads for filtering
+WINDOWS = (("START", "END"), ("START_INDEX", "END_INDEX"))  # ECOS / Seoul row windows
 
 
 @dataclass
@@ -117,7 +122,7 @@ def selection_key(sel: dict, rec: dict) -> Any:
     if sel["match"] == "nearest":
         return record_point(sel["from_point"], rec)
     v = rec.get(sel["from_field"])
-    if _missing(v):
+    if is_missing(v):
         return None
     t = _norm_text(v)
     # a 1-3 character code (a sequence number 1, a meal code 2, a category TMP) equals values of
@@ -151,7 +156,7 @@ def select(sel: dict, key: Any, records: list[dict], max_km: float,
     out = []
     for i, r in enumerate(records):
         v = r.get(sel["to_field"])
-        if _missing(v):
+        if is_missing(v):
             continue
         if sel["match"] == "equal":
             if _norm_text(v) == key:
@@ -215,7 +220,7 @@ def wide_args(op: Any, args: dict[str, Any]) -> dict[str, Any]:
         p = names.get(n)
         if p is not None and n not in out:
             out[n] = min(size, p.cap) if p.cap else size
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):  # ECOS / Seoul row windows
+    for first, last in WINDOWS:
         if first in names and last in names and last not in out:
             # written out even when the default is as wide: the next page is read from these
             out[first], out[last] = 1, max(WINDOW, int(names[last].default or 0))
@@ -240,7 +245,7 @@ async def fed_input(executor, sampler: SeedSampler, vg: nx.DiGraph | None, tool:
     bound = {}
     for b in best_bindings(vg, p, tool):
         try:
-            bound[b["to_param"]] = bind_value(b, rec)
+            bound[b.to_param] = b.value(rec)
         except (ValueError, KeyError, TypeError):
             continue
     if not bound:
@@ -255,8 +260,7 @@ def broad_args(sampler: SeedSampler, tool: str, split: str, rng: random.Random) 
     """B's input for a client-side filter: only what every call needs (required and co-required
     parameters), no optional narrowing: the client filters the list itself."""
     keep = set(sampler.fill_params(tool))
-    ctxs = sampler.contexts.get(tool) if split == "train" else None
-    args = dict(rng.choice(ctxs)) if ctxs and rng.random() < 0.7 else sampler.sample_args(tool, split, rng)
+    args = sampler.seed_args(tool, split, rng)
     if args is None:
         return None
     return {k: v for k, v in args.items() if k in keep}
@@ -267,7 +271,7 @@ PAGE_PARAMS = {"numOfRows": "pageNo", "pSize": "pIndex", "display": "page", "per
 
 def next_page(args: dict[str, Any]) -> dict[str, Any] | None:
     """The request for the page after `args` (a START..END window or a page number), if any."""
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):
+    for first, last in WINDOWS:
         if first in args and last in args:
             lo, hi = int(args[first]), int(args[last])
             return {**args, first: hi + 1, last: hi + (hi - lo + 1)}
@@ -279,7 +283,7 @@ def next_page(args: dict[str, Any]) -> dict[str, Any] | None:
 
 def page_size(args: dict[str, Any]) -> int | None:
     """Rows one page of this request holds (None: no paging parameter given)."""
-    for first, last in (("START", "END"), ("START_INDEX", "END_INDEX")):
+    for first, last in WINDOWS:
         if first in args and last in args:
             return int(args[last]) - int(args[first]) + 1
     for size in PAGE_PARAMS:
@@ -290,7 +294,7 @@ def page_size(args: dict[str, Any]) -> int | None:
 
 def maybe_partial(args: dict[str, Any], records: list[dict], total_count: int | None) -> bool:
     """Could the list continue past this page? A full page says so even when the platform's total
-    is the page's own count (Seoul's bike list reports list_total_count 1000 for 2,122 stations)."""
+    is the page's own count (Seoul's bike list reports its page size as list_total_count)."""
     size = page_size(args)
     return (total_count is not None and total_count > len(records)) or (size is not None and len(records) >= size)
 
@@ -401,7 +405,7 @@ class SelectionVerifier:
         self.vcfg = vcfg or VerifyConfig()
         self.cfg = cfg or SelectConfig()
         k = self.vcfg.prior_strength
-        self.arms = {i: Arm(s["src"], s["dst"], s, alpha=1.0 + k * s["prior"], beta=1.0 + k * (1 - s["prior"]))
+        self.arms = {i: Arm(s["src"], s["dst"], None, alpha=1.0 + k * s["prior"], beta=1.0 + k * (1 - s["prior"]))
                      for i, s in self.cands.items()}
         self.rng = random.Random(self.cfg.seed)
         self.probes = 0
@@ -485,7 +489,3 @@ def add_selections(vg: nx.DiGraph, verified: list[tuple[dict, Arm]]) -> int:
                     prior=sel["prior"], cross_domain=vg.nodes[a].get("domain") != vg.nodes[b].get("domain"))
         added += 1
     return added
-
-
-def is_select(vg: nx.DiGraph, a: str, b: str) -> bool:
-    return vg.edges[a, b].get("link") == "select"

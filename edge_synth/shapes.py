@@ -7,10 +7,7 @@ resolves the facts on the real outputs (`compute_answer`) and drops anything tha
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import re
 from typing import Any
 
 import networkx as nx
@@ -19,7 +16,8 @@ from kopa_bench.tasks import Task, compute_answer, execute_program
 from kopa_bench.tasks.program import ProgramError
 from kopa_bench.tasks.facts import FactError
 
-from .probes import SeedSampler, inherited_args
+from .probing import inherited_args
+from .seeds import SeedSampler
 from .selections import maybe_partial, wide_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
@@ -64,7 +62,7 @@ class Synthesizer:
 
     def _chain_step(self, sid: str, tool: str, prev: str, prev_tool: str, rng, selector="items[0]", group=0,
                     prev_args: dict | None = None):
-        bound = {b["to_param"]: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
+        bound = {b.to_param: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
         # required params the previous step was called with under the same name (as in probing)
         bound.update(inherited_args(self.sampler, tool, prev_args or {}, bound))
         args = step_args(self.sampler, tool, bound, rng)
@@ -159,7 +157,7 @@ class Synthesizer:
         if st is None:
             return None
         steps.append(st)
-        key = best_bindings(self.vg, a, b)[0]["from_field"]
+        key = best_bindings(self.vg, a, b)[0].from_field
         extra = [{"description": f"{a}.{key} (picked)", "value": f"$s1.picked.{key}", "field": key, "tool": a},
                  {"description": f"{a}.{field} (picked)", "value": f"$s1.picked.{field}", "field": field, "tool": a}]
         return {"steps": steps, "fact_steps": ["s2"], "entity_steps": ["s1"], "extra_facts": extra, "fact_k": 1,
@@ -202,7 +200,6 @@ class Synthesizer:
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0}]
         nums = self._numeric_fields(a)
         cond_ref = f"$s1.items[0].{rng.choice(nums)}" if nums and rng.random() < 0.7 else "$s1.total_count"
-        th = None  # threshold set after peeking at the real value
         for sid, b in (("s2", b1), ("s3", b2)):
             st = self._chain_step(sid, b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
             if st is None:
@@ -253,7 +250,7 @@ class Synthesizer:
         try:
             task = Task.model_validate(draft)
             run = await execute_program(task, self.ex)
-        except (ProgramError, ValueError) as exc:
+        except (ProgramError, ValueError):
             return None
         by_id = run.by_id
         facts: list[dict] = []
@@ -267,7 +264,7 @@ class Synthesizer:
                 if sr.picked is None:
                     return None  # A's answer selected nothing in B's list
                 if maybe_partial(sr.args, sr.records, sr.result.total_count if sr.result is not None else None):
-                    return None  # a filter over one page of a longer list (2,122 bike stations) may miss the answer
+                    return None  # a filter over one page of a longer list may miss the answer
                 facts += self._fields_facts(sid, sr.tool, sr.picked, rng, k=plan.get("fact_k", 2), selector="picked")
                 continue
             facts += self._fields_facts(sid, sr.tool, sr.records[0], rng, k=plan.get("fact_k", 2))
@@ -298,7 +295,7 @@ class Synthesizer:
         try:
             task = Task.model_validate(draft)
             resolved = compute_answer(task, run)
-        except (FactError, ValueError) as exc:
+        except (FactError, ValueError):
             return None
         for f, r in zip(answer, resolved):
             if _num(r.value) is not None and f["kind"] == "text" and not isinstance(r.value, bool):

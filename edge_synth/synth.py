@@ -34,16 +34,17 @@ def _read_jsonl(path: Path) -> list[dict]:
     return out
 
 
-async def synthesize(vg, edge, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 200,
+async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 200,
                      decon: Decontaminator | None = None, paraphrase: dict | None = None,
                      shapes: list[str] | None = None, max_attempts_factor: int = 6,
                      progress: Callable[[int, int], None] | None = None, stop_after: int | None = None) -> dict[str, Any]:
-    """Synthesize up to `n_per_shape` trajectories per shape into out_dir/traj-*.jsonl."""
+    """Synthesize up to `n_per_shape` trajectories per shape into out_dir/traj-*.jsonl (`pipeline`: an
+    EdgePipeline after `prepare`, for its catalog, sampler and executor)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shapes = shapes or SHAPES
     decon = decon or Decontaminator()
-    syn = Synthesizer(vg, edge.catalog, edge.sampler, edge.executor, seed)
+    syn = Synthesizer(vg, pipeline.catalog, pipeline.sampler, pipeline.executor, seed)
     done = {}
     for p in sorted(out.glob("traj-*.jsonl")):
         for row in _read_jsonl(p):
@@ -90,14 +91,14 @@ async def synthesize(vg, edge, out_dir: str | Path, n_per_shape: int = 900, seed
                         rng = random.Random(f"{seed}:q:{tid}")
                         traj["entity_steps"] = ["s1", "s2"] if shape == "comparison" else \
                             [s["id"] for s in traj["task"]["program"]] if shape == "parallel" else ["s1"]
-                        q, reg = make_query(traj, edge.catalog, rng)
+                        q, reg = make_query(traj, pipeline.catalog, rng)
                         if paraphrase:
                             q = paraphrase_llm(q, **paraphrase)
                         traj["query"], traj["register"] = q, reg
                         pk = program_key(traj["task"]["program"])
                         if pk in seen_programs:
                             reason = "duplicates"
-                        elif (why := decon.check(traj["task"]["program"], q)) is not None:
+                        elif decon.check(traj["task"]["program"], q) is not None:
                             reason = "decontaminated"
                     if reason:
                         audit[reason] += 1
@@ -107,7 +108,7 @@ async def synthesize(vg, edge, out_dir: str | Path, n_per_shape: int = 900, seed
                     row = {"id": tid, "shape": shape, "program_key": pk, "query": traj["query"],
                            "register": traj["register"], "n_calls": traj["n_calls"],
                            "platforms": traj["task"]["platforms"], "domain": traj["task"]["domain"],
-                           "messages": sft_messages(traj, edge.catalog), "task": rl_task(traj),
+                           "messages": sft_messages(traj, pipeline.catalog), "task": rl_task(traj),
                            "facts": [{k: v for k, v in f.items() if k in ("id", "description", "field", "tool", "resolved")}
                                      for f in traj["facts"]]}
                     buf.append(row)

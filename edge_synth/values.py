@@ -18,11 +18,13 @@ from kopa_bench.transforms import SIDO
 
 SIDO_FULL = {full for _, full, _, others in SIDO} | {o for *_, others in SIDO for o in others if len(o) > 2}
 SIDO_SHORT = {short for _, _, short, _ in SIDO} | {"전국"}
+# Kinds that only say *when*.
+TEMPORAL_KINDS = frozenset({"date", "yyyymm", "year", "month", "datetime", "hhmm"})
 
 # (kind, name regex, description regex); checked in order, first hits score highest.
 _NAME_RULES: list[tuple[str, str]] = [
     # code systems of one platform: a TAGO city code and a TourAPI area/district code are all
-    # small integers, so as generic ids they bind into each other by coincidence (audit 3)
+    # small integers, so as generic ids they bind into each other by coincidence
     ("tago_city", r"^citycode$"),
     ("tour_area", r"^areacode$"),
     ("tour_sigungu", r"^sigungu_?code$"),
@@ -210,7 +212,7 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
     "sido_short": {"sido_name": [("sido_full", {}, 0.9)], "sido_short": [("identity", {}, 1.0)]},
     "address": {"sido_short": [("sido_short", {}, 0.7)],
                 # not first_tokens: an address cut to its district names no entity (a juso
-                # search on "서울 종로구" returns arbitrary addresses, audit 3)
+                # search on "서울 종로구" returns arbitrary addresses)
                 "address": [("identity", {}, 0.8)],
                 "dong_name": [("umd_from_address", {}, 0.7)],
                 "sido_name": [("first_tokens", {"n": 1}, 0.6)], "sgg_name": [("first_tokens", {"n": 2}, 0.5)]},

@@ -7,35 +7,34 @@ from typing import Any
 
 import networkx as nx
 
-from .probes import SeedSampler
+from .bindings import Binding, edge_bindings, posterior_of
+from .seeds import SeedSampler
 
-NUMERIC_KINDS = {"measure", "grade"}
 
-
-def ref_expr(step_id: str, binding: dict, selector: str = "items[0]") -> Any:
+def ref_expr(step_id: str, binding: Binding, selector: str = "items[0]") -> Any:
     """A gold-program argument reading `binding` from step `step_id` (with its transform)."""
     base = f"${step_id}.{selector}"
-    if binding.get("record_ref"):
-        return {"$ref": base, "transform": binding["transform"], **({"args": binding["transform_args"]} if binding.get("transform_args") else {})}
-    if binding.get("parts"):
+    if binding.record_ref:
+        return {"$ref": base, "transform": binding.transform, **({"args": binding.transform_args} if binding.transform_args else {})}
+    if binding.parts:
         # a documented join of two fields of one record (lDongRegnCd + lDongSignguCd = LAWD_CD)
         # (candidates only propose it unchanged: a template has no transform)
-        return "".join("{" + f"{base}.{x}" + "}" for x in binding["parts"])
-    path = f"{base}.{binding['from_field']}"
-    if binding["transform"] == "identity":
+        return "".join("{" + f"{base}.{x}" + "}" for x in binding.parts)
+    path = f"{base}.{binding.from_field}"
+    if binding.transform == "identity":
         return path
-    out: dict[str, Any] = {"$ref": path, "transform": binding["transform"]}
-    if binding.get("transform_args"):
-        out["args"] = dict(binding["transform_args"])
+    out: dict[str, Any] = {"$ref": path, "transform": binding.transform}
+    if binding.transform_args:
+        out["args"] = dict(binding.transform_args)
     return out
 
 
-def best_bindings(vg: nx.DiGraph, a: str, b: str) -> list[dict]:
+def best_bindings(vg: nx.DiGraph, a: str, b: str) -> list[Binding]:
     """One verified binding per target parameter (highest posterior)."""
-    best: dict[str, dict] = {}
-    for bnd in vg.edges[a, b]["bindings"]:
-        p = bnd["to_param"]
-        if p not in best or bnd.get("posterior", 0) > best[p].get("posterior", 0):
+    best: dict[str, Binding] = {}
+    for bnd in edge_bindings(vg, a, b):
+        p = bnd.to_param
+        if p not in best or posterior_of(bnd) > posterior_of(best[p]):
             best[p] = bnd
     return list(best.values())
 

@@ -7,7 +7,6 @@ import asyncio
 import json
 import random
 
-import networkx as nx
 import pytest
 
 from kopa_bench.catalog import get_catalog
@@ -76,10 +75,11 @@ def test_candidates_find_airkorea_chain(cat, tmp_path):
 
 
 def test_posterior_structural_vs_environmental():
-    from edge_synth.verify import Arm, VerifyConfig, update
+    from edge_synth.bandit import Arm, update
+    from edge_synth.verify_config import VerifyConfig
 
     cfg = VerifyConfig()
-    a, b, c = (Arm("a", "b", {}, 2.0, 2.0) for _ in range(3))
+    a, b, c = (Arm("a", "b", None, 2.0, 2.0) for _ in range(3))
     update(a, "success", cfg)
     update(b, "argument", cfg)
     update(c, "transient", cfg)
@@ -88,10 +88,11 @@ def test_posterior_structural_vs_environmental():
 
 
 def test_insensitive_success_counts_against_the_binding():
-    from edge_synth.verify import Arm, VerifyConfig, update
+    from edge_synth.bandit import Arm, update
+    from edge_synth.verify_config import VerifyConfig
 
     cfg = VerifyConfig()
-    good, ignored = Arm("a", "b", {}, 2.0, 2.0), Arm("a", "b", {}, 2.0, 2.0)
+    good, ignored = Arm("a", "b", None, 2.0, 2.0), Arm("a", "b", None, 2.0, 2.0)
     update(good, "success", cfg, sensitive=True)
     update(ignored, "success", cfg, sensitive=False)  # another upstream value, same B answer
     assert good.mean > 0.5 > ignored.mean
@@ -101,8 +102,10 @@ def test_insensitive_success_counts_against_the_binding():
 def _verify(cat, iterations=6):
     from edge_synth.candidates import build_candidate_graph
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig, bootstrap_samples
+    from edge_synth.bootstrap import bootstrap_samples
+    from edge_synth.seeds import SeedSampler
+    from edge_synth.verify import Verifier
+    from edge_synth.verify_config import VerifyConfig
 
     ex = ProbeExecutor(fake())
     sampler = SeedSampler(cat, seed=0)
@@ -114,6 +117,8 @@ def _verify(cat, iterations=6):
 
 
 def test_thompson_sampling_verifies_and_prunes(cat):
+    from edge_synth.bandit import binding_set, sample_theta
+
     g, v, _, _ = _verify(cat)
     vg = v.verified_graph()
     assert vg.has_edge(TM, NEAR) and vg.has_edge(NEAR, RT)
@@ -125,8 +130,8 @@ def test_thompson_sampling_verifies_and_prunes(cat):
                                (1.0, 1.0) if (arm.src, arm.dst) == (NEAR, RT) else (1.0, 60.0))
     firsts = []
     for _ in range(200):
-        theta = v._sample_theta()
-        firsts.append(max(v.edge_arms, key=lambda e: v._binding_set(e, theta)[1]))
+        theta = sample_theta(v.np_rng, v.arms)
+        firsts.append(max(v.edge_arms, key=lambda e: binding_set(v.arms, v.edge_arms[e], theta)[1]))
     assert firsts.count((TM, NEAR)) > 100
     assert 0 < firsts.count((NEAR, RT)) < 100
     assert all(x["posterior"] >= v.cfg.viable for *_, d in vg.edges(data=True) for x in d["bindings"])

@@ -22,8 +22,10 @@ def small():
 def _verifier(cat, **cfg):
     from edge_synth.candidates import build_candidate_graph
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig, bootstrap_samples
+    from edge_synth.bootstrap import bootstrap_samples
+    from edge_synth.seeds import SeedSampler
+    from edge_synth.verify import Verifier
+    from edge_synth.verify_config import VerifyConfig
 
     ex = ProbeExecutor(fake())
     sampler = SeedSampler(cat, seed=0)
@@ -110,10 +112,10 @@ def test_calendar_day_handed_back_to_a_calendar_is_not_evidence():
 
 
 def test_month_passed_back_counts_as_passthrough():
-    from edge_synth.probes import _norm_value
+    from edge_synth.probing import norm_value
 
-    assert _norm_value("05") == _norm_value(5) == "5"
-    assert _norm_value("0") == "0" and _norm_value("종로구") == "종로구"
+    assert norm_value("05") == norm_value(5) == "5"
+    assert norm_value("0") == "0" and norm_value("종로구") == "종로구"
 
 
 def test_dated_record_of_another_service_feeds_a_calendar():
@@ -129,7 +131,7 @@ def test_dated_record_of_another_service_feeds_a_calendar():
           _b("eventstartdate", "solMonth", "date", "month", "month_2d")]),
         ("kasi_getHoliDeInfo", "kasi_getRestDeInfo", [_b("locdate", "solMonth", "date", "month", "month_2d")]),
     ])
-    assert v.is_calendar("tourapi_searchFestival2") and v.is_calendar("kasi_getRestDeInfo")
+    assert v.evidence.is_calendar("tourapi_searchFestival2") and v.evidence.is_calendar("kasi_getRestDeInfo")
     vg = v.verified_graph()
     assert vg.has_edge("tourapi_searchFestival2", "kasi_getRestDeInfo")
     assert not vg.has_edge("kasi_getHoliDeInfo", "kasi_getRestDeInfo")

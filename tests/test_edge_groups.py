@@ -43,6 +43,7 @@ def test_groups_derived_from_the_catalog(groups):
 
 
 def _b(f, p, t="identity", **kw):
+    """A binding in its graph (JSON) form."""
     return {"from_field": f, "to_param": p, "transform": t, "transform_args": {}, "record_ref": False,
             "from_kind": "id", "to_kind": "id", "prior": 0.8, **kw}
 
@@ -50,20 +51,23 @@ def _b(f, p, t="identity", **kw):
 def test_half_a_key_is_never_bound_from_context(cat, groups):
     """Only cityCode flows from a nearby stop; routeId would come from another call: unbound."""
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler, probe_link
+    from edge_synth.bindings import Binding
+    from edge_synth.probing import ProbeOptions, probe_link
+    from edge_synth.seeds import SeedSampler
 
     a, b = "tago_getCrdntPrxmtSttnList", "tago_getRouteAcctoThrghSttnList"
     c = FakeClient(default="nodata")
     c.add(a, {}, [{"citycode": "25", "nodeid": "DJB8001793", "gpslati": "36.3", "gpslong": "127.4"}])
     s = SeedSampler(cat, seed=0)
     s.groups = groups
-    pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("citycode", "cityCode")], random.Random(0),
-                                a_args={}, soft_companions=True, mandatory={"cityCode", "routeId"}))
+    pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [Binding.from_dict(_b("citycode", "cityCode"))],
+                                random.Random(0),
+                                ProbeOptions(soft_companions=True, mandatory=frozenset({"cityCode", "routeId"}))))
     assert pr.outcome == "unbound" and "routeId" in pr.detail
 
 
 def test_verified_set_drops_half_keys(cat, groups):
-    from edge_synth.probes import SeedSampler
+    from edge_synth.seeds import SeedSampler
     from edge_synth.verify import Verifier
 
     g = nx.DiGraph()
@@ -86,7 +90,6 @@ def test_verified_set_drops_half_keys(cat, groups):
 
 def test_candidates_join_documented_fields_and_skip_coincidental_substrings(cat):
     from edge_synth.candidates import composite_fields, infer_io_kinds, score_binding
-    from edge_synth.probes import bind_value
     from edge_synth.walks import ref_expr
 
     op = cat.get("tourapi_areaBasedList2").op
@@ -96,8 +99,8 @@ def test_candidates_join_documented_fields_and_skip_coincidental_substrings(cat)
     assert joined["kind"] == "lawd5"
     cands = score_binding("lDongRegnCd+lDongSignguCd", joined, "LAWD_CD",
                           k.params["molit_getRTMSDataSvcAptTrade"]["LAWD_CD"], 0.0)
-    assert cands and cands[0]["transform"] == "identity" and cands[0]["parts"] == ["lDongRegnCd", "lDongSignguCd"]
-    assert bind_value(cands[0], {"lDongRegnCd": "11", "lDongSignguCd": "680"}) == "11680"
+    assert cands and cands[0].transform == "identity" and cands[0].as_dict()["parts"] == ["lDongRegnCd", "lDongSignguCd"]
+    assert cands[0].value({"lDongRegnCd": "11", "lDongSignguCd": "680"}) == "11680"
     assert ref_expr("s1", cands[0]) == "{$s1.items[0].lDongRegnCd}{$s1.items[0].lDongSignguCd}"
     # a region code is no evidence for a stock short-code 'contains' filter; the same field is
     sub = k.params["fsc_getItemInfo"]["likeSrtnCd"]
@@ -107,7 +110,7 @@ def test_candidates_join_documented_fields_and_skip_coincidental_substrings(cat)
 
 
 def test_format_group_members_follow_a_working_input(cat, groups):
-    from edge_synth.probes import SeedSampler
+    from edge_synth.seeds import SeedSampler
 
     s = SeedSampler(cat, seed=0)
     s.groups = groups
@@ -121,10 +124,11 @@ def test_format_group_members_follow_a_working_input(cat, groups):
 
 
 def test_settled_arms_stop_drawing_probes():
-    from edge_synth.verify import Arm, VerifyConfig
+    from edge_synth.bandit import Arm
+    from edge_synth.verify_config import VerifyConfig
 
     cfg = VerifyConfig()
-    strong = Arm("a", "b", {}, alpha=15.0, beta=1.5, n=12, successes=12, sens_pos=3)
-    unsure = Arm("a", "b", {}, alpha=4.0, beta=3.0, n=5, successes=3, sens_pos=2)
-    unchecked = Arm("a", "b", {}, alpha=15.0, beta=1.5, n=12, successes=12)
+    strong = Arm("a", "b", None, alpha=15.0, beta=1.5, n=12, successes=12, sens_pos=3)
+    unsure = Arm("a", "b", None, alpha=4.0, beta=3.0, n=5, successes=3, sens_pos=2)
+    unchecked = Arm("a", "b", None, alpha=15.0, beta=1.5, n=12, successes=12)
     assert strong.settled(cfg) and not unsure.settled(cfg) and not unchecked.settled(cfg)

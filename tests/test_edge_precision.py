@@ -31,7 +31,7 @@ def test_kinds_from_names_descriptions_and_values():
 
 
 def test_paging_and_count_params_are_control(cat):
-    from edge_synth.candidates import CONTROL_PARAMS
+    from edge_synth.control_params import CONTROL_PARAMS
 
     for name in ("START_INDEX", "END_INDEX", "numOfRows", "pageNo", "totalCount", "countPerPage"):
         assert CONTROL_PARAMS.match(name), name
@@ -44,14 +44,14 @@ def test_new_kinds_propose_documented_transforms(cat):
     k = infer_io_kinds(cat)
     bill = k.fields["assembly_nzmimeepazxkubdpn"]["BILL_NAME"]
     query = k.params["law_lawSearch"]["query"]
-    assert [c["transform"] for c in score_binding("BILL_NAME", bill, "query", query, 0.0)][0] == "bill_to_law_name"
+    assert [c.transform for c in score_binding("BILL_NAME", bill, "query", query, 0.0)][0] == "bill_to_law_name"
     ref = k.fields["law_precService"]["참조조문"]
     jo = k.params["law_lawService"]["JO"]
-    assert [c["transform"] for c in score_binding("참조조문", ref, "JO", jo, 0.0)] == ["law_article_jo"]
+    assert [c.transform for c in score_binding("참조조문", ref, "JO", jo, 0.0)] == ["law_article_jo"]
 
 
 def _verifier(cat, edges):
-    from edge_synth.probes import SeedSampler
+    from edge_synth.seeds import SeedSampler
     from edge_synth.verify import Verifier
 
     g = nx.DiGraph()
@@ -92,7 +92,8 @@ def test_temporal_binding_alone_is_not_an_edge(cat):
 
 
 def test_a_arguments_pass_through_to_b(cat):
-    from edge_synth.probes import SeedSampler, inherited_args
+    from edge_synth.probing import inherited_args
+    from edge_synth.seeds import SeedSampler
 
     s = SeedSampler(cat, seed=0)
     out = inherited_args(s, "tago_getSttnAcctoArvlPrearngeInfoList", {"cityCode": "25", "routeId": "DJB30300002"},
@@ -103,7 +104,9 @@ def test_a_arguments_pass_through_to_b(cat):
 
 def test_single_record_producer_gets_a_counterfactual_from_another_execution(cat):
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler, probe_link
+    from edge_synth.bindings import Binding
+    from edge_synth.probing import ProbeOptions, probe_link
+    from edge_synth.seeds import SeedSampler
 
     a, b = "airkorea_getNearbyMsrstnList", "airkorea_getMsrstnAcctoRltmMesureDnsty"
     c = FakeClient(default="nodata")
@@ -113,15 +116,15 @@ def test_single_record_producer_gets_a_counterfactual_from_another_execution(cat
     s = SeedSampler(cat, seed=0)
     s.harvest(a, [{"stationName": "중구"}])  # the same field, seen in another execution
     bnd = _b("stationName", "stationName", "station_name", "station_name")
-    pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [bnd], random.Random(0), a_result=None,
-                                sensitivity=True))
+    pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [Binding.from_dict(bnd)], random.Random(0),
+                                ProbeOptions(sensitivity=True)))
     assert pr.outcome == "success"
     assert pr.sensitive is True  # 중구 gives other readings than 종로구
 
 
 def test_plain_numbers_bind_only_by_name():
     """A bus stop's order, a deal's day or a solar term's time equal a class period or a forecast
-    hour by coincidence (hand audit 4): no candidate unless names or documentation link them."""
+    hour by coincidence: no candidate unless names or documentation link them."""
     from edge_synth.candidates import score_binding
 
     num = {"kind": "number", "desc": "정류소 순번"}
@@ -144,6 +147,6 @@ def test_address_cut_only_for_region_name_filters(cat):
     loc = kinds.params["mois_getStanReginCdList"]["locatadd_nm"]
     addr = {"kind": "address", "desc": "주소"}
     got = score_binding("addr1", addr, "locatadd_nm", loc, 0.5)
-    assert [(c["transform"], c["transform_args"]) for c in got] == [("first_tokens", {"n": 2})]
+    assert [(c.transform, c.transform_args) for c in got] == [("first_tokens", {"n": 2})]
     kw = kinds.params["juso_addrLinkApi"]["keyword"]
-    assert all(c["transform"] != "first_tokens" for c in score_binding("addr1", addr, "keyword", kw, 0.5))
+    assert all(c.transform != "first_tokens" for c in score_binding("addr1", addr, "keyword", kw, 0.5))

@@ -1,4 +1,4 @@
-"""EDGE recall rules (issue 5, round 7): documented cross-references raise a binding's prior, a
+"""EDGE recall rules: documented cross-references raise a binding's prior, a
 tool's documented example call reveals the optional parameters its platform needs, an empty
 answer for one record of a mixed list is retried with the most unlike record, joint-group
 members share a probe's outcome, and a changed total count is sensitivity. Catalog and fake
@@ -21,8 +21,15 @@ def cat():
 
 
 def _b(f, p, t="identity", fk="id", pk="id"):
+    """A binding in its graph (JSON) form."""
     return {"from_field": f, "to_param": p, "transform": t, "transform_args": {}, "record_ref": False,
             "from_kind": fk, "to_kind": pk, "prior": 0.8}
+
+
+def _typed(*bindings):
+    from edge_synth.bindings import Binding
+
+    return [Binding.from_dict(b) for b in bindings]
 
 
 def _one_edge_verifier(cat, a, b, bindings, executor=None):
@@ -30,8 +37,9 @@ def _one_edge_verifier(cat, a, b, bindings, executor=None):
     import networkx as nx
 
     from edge_synth.groups import derive_groups
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import Verifier, VerifyConfig
+    from edge_synth.seeds import SeedSampler
+    from edge_synth.verify import Verifier
+    from edge_synth.verify_config import VerifyConfig
 
     g = nx.DiGraph()
     g.add_nodes_from([a, b])
@@ -73,15 +81,15 @@ def test_documented_cross_reference_raises_the_prior(cat):
     f, p = {"kind": "id", "desc": "precService ID"}, {"kind": "id", "desc": "판례일련번호"}
     plain = score_binding("판례일련번호", f, "ID", p, 0.0)[0]
     linked = score_binding("판례일련번호", f, "ID", p, 0.0, xref=True)[0]
-    assert linked["prior"] >= 0.5 > plain["prior"] and linked.get("xref") and not plain.get("xref")
+    assert linked.prior >= 0.5 > plain.prior and linked.xref and not plain.xref
 
 
 def test_example_call_reveals_co_required_optionals(cat):
     """KOSIS marks its period optional but rejects a call without one: the documented example
     request answers, dropping the period does not, so every later call fills it."""
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import bootstrap_samples
+    from edge_synth.bootstrap import bootstrap_samples
+    from edge_synth.seeds import SeedSampler
 
     t = "kosis_statisticsParameterData"
     op = cat.get(t).op
@@ -100,7 +108,10 @@ def test_example_call_reveals_co_required_optionals(cat):
 
 
 def test_next_record_changes_the_category():
-    from edge_synth.probes import next_record
+    from edge_synth.record_order import RetryOrder
+
+    def next_record(recs, used, rng):
+        return RetryOrder(recs).next(used, rng)
 
     recs = [{"code": f"E{i}", "kind": "초등학교"} for i in range(6)] + \
            [{"code": f"M{i}", "kind": "중학교"} for i in range(3)] + [{"code": "H0", "kind": "고등학교"}]
@@ -113,8 +124,8 @@ def test_next_record_changes_the_category():
 
 
 def _next_record_reference(recs, used, rng, sample=100):
-    """next_record as first written (a max over a fresh sample, every value read per call)."""
-    from edge_synth.probes import record_categories
+    """The next record as first written (a max over a fresh sample, every value read per call)."""
+    from edge_synth.record_order import record_categories
 
     used_ids = {id(u) for u in used}
     left = [r for r in recs if id(r) not in used_ids]
@@ -129,7 +140,7 @@ def _next_record_reference(recs, used, rng, sample=100):
 def test_retry_order_picks_what_the_reference_picks():
     """RetryOrder shares work across the retries of one answer; every pick (and the random
     draws behind it) must stay those of the reference, or verification builds another graph."""
-    from edge_synth.probes import RetryOrder
+    from edge_synth.record_order import RetryOrder
 
     gen = random.Random(11)
     for trial in range(300):
@@ -153,7 +164,8 @@ def test_retry_order_picks_what_the_reference_picks():
 
 def test_empty_answer_is_retried_with_another_record(cat):
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler, probe_link
+    from edge_synth.probing import ProbeOptions, probe_link
+    from edge_synth.seeds import SeedSampler
 
     a, b = "ecos_StatisticTableList", "ecos_StatisticItemList"
     recs = [{"STAT_CODE": "1.3.", "SRCH_YN": "N"}, {"STAT_CODE": "2.1.", "SRCH_YN": "N"},
@@ -164,17 +176,17 @@ def test_empty_answer_is_retried_with_another_record(cat):
 
     res = ToolResult(tool=a, arguments={}, ok=True, result_code="00", records=recs)
     s = SeedSampler(cat, seed=0)
-    one = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("STAT_CODE", "STAT_CODE")], random.Random(i),
-                                  a_result=res, a_args={})) for i in range(6)]
+    one = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, _typed(_b("STAT_CODE", "STAT_CODE")), random.Random(i),
+                                  upstream=({}, res))) for i in range(6)]
     assert all(p.records_tried == 1 for p in one)
     assert any(p.outcome == "empty" for p in one)  # a category row alone looks like a wrong link
-    tries = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("STAT_CODE", "STAT_CODE")], random.Random(i),
-                                    a_result=res, a_args={}, record_tries=3)) for i in range(6)]
+    tries = [asyncio.run(probe_link(ProbeExecutor(c), s, a, b, _typed(_b("STAT_CODE", "STAT_CODE")), random.Random(i),
+                                    ProbeOptions(record_tries=3), upstream=({}, res))) for i in range(6)]
     assert all(p.outcome == "success" and p.b_args["STAT_CODE"] == "722Y001" for p in tries)
     assert all(p.records_tried <= 2 for p in tries)  # the searchable row is the most unlike one
     # a wrong binding stays empty however many records are tried
-    wrong = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, [_b("SRCH_YN", "STAT_CODE")], random.Random(0),
-                                   a_result=res, a_args={}, record_tries=3))
+    wrong = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, _typed(_b("SRCH_YN", "STAT_CODE")), random.Random(0),
+                                   ProbeOptions(record_tries=3), upstream=({}, res)))
     assert wrong.outcome == "empty" and wrong.records_tried == 2  # only two distinct values
 
 
@@ -183,9 +195,8 @@ def test_joint_group_members_share_the_outcome(cat):
     v = _one_edge_verifier(cat, a, b, [_b("mapy", "gpsLati", fk="lat", pk="lat"), _b("mapx", "gpsLong", fk="lon", pk="lon")])
     lat, lon = v.edge_arms[(a, b)]
     # only coordinate pairs share outcomes (one point); a composite key's members do not
-    assert v.coord_partners(b, v.arms[lat]) == {"gpsLong"}
-    key_arm = type(v.arms[lat])("neis_schoolInfo", "neis_classInfo", _b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), 1, 1)
-    assert v.coord_partners("neis_classInfo", key_arm) == set()
+    assert v.groups.partners(b, v.arms[lat].binding.to_param, "coord") == {"gpsLong"}
+    assert v.groups.partners("neis_classInfo", "SD_SCHUL_CODE", "coord") == set()
     base = {"edge": (a, b), "arms": [lat], "companions": [lon], "joint": [lon], "depth": 0, "echoed": False,
             "passthrough": False}
     v._record([dict(base, outcome="success", sensitive=True, key=("A1", "B1"))], 0)
@@ -202,7 +213,8 @@ def test_joint_group_members_share_the_outcome(cat):
 
 def test_changed_total_count_is_sensitivity(cat):
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler, probe_link
+    from edge_synth.probing import ProbeOptions, probe_link
+    from edge_synth.seeds import SeedSampler
 
     a, b = "kasi_getRestDeInfo", "tourapi_searchFestival2"
     page = [{"title": "가을축제", "eventstartdate": "20261010"}]
@@ -214,8 +226,8 @@ def test_changed_total_count_is_sensitivity(cat):
     res = ToolResult(tool=a, arguments={"solYear": "2026"}, ok=True, result_code="00",
                      records=[{"locdate": "20260101"}, {"locdate": "20260301"}])
     pr = asyncio.run(probe_link(ProbeExecutor(c), SeedSampler(cat, seed=0), a, b,
-                                [_b("locdate", "eventStartDate", "identity", "date", "date")], random.Random(0),
-                                a_result=res, a_args={"solYear": "2026"}, sensitivity=True))
+                                _typed(_b("locdate", "eventStartDate", "identity", "date", "date")), random.Random(0),
+                                ProbeOptions(sensitivity=True), upstream=({"solYear": "2026"}, res)))
     assert pr.outcome == "success" and pr.sensitive is True
 
 
@@ -225,7 +237,8 @@ def test_format_companion_in_an_unseen_shape_is_left_to_a_working_input(cat):
     from one consistent input."""
     from edge_synth.env import ProbeExecutor
     from edge_synth.groups import derive_groups
-    from edge_synth.probes import SeedSampler, probe_link
+    from edge_synth.probing import ProbeOptions, probe_link
+    from edge_synth.seeds import SeedSampler
     from kopa_bench.client.result import ToolResult
 
     a, b = "ecos_StatisticTableList", "ecos_StatisticSearch"
@@ -238,18 +251,18 @@ def test_format_companion_in_an_unseen_shape_is_left_to_a_working_input(cat):
     c.add(b, {"STAT_CODE": "901Y009", "CYCLE": "M"}, [{"TIME": "202401", "DATA_VALUE": "113.2"}])
     res = ToolResult(tool=a, arguments={}, ok=True, result_code="00",
                      records=[{"STAT_CODE": "901Y009", "CYCLE": "A"}])
-    bnds = [_b("STAT_CODE", "STAT_CODE"), _b("CYCLE", "CYCLE", fk="id", pk="id")]
+    bnds = _typed(_b("STAT_CODE", "STAT_CODE"), _b("CYCLE", "CYCLE", fk="id", pk="id"))
     for i in range(4):
-        pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, bnds, random.Random(i), a_result=res, a_args={},
-                                    soft_companions=True))
+        pr = asyncio.run(probe_link(ProbeExecutor(c), s, a, b, bnds, random.Random(i),
+                                    ProbeOptions(soft_companions=True), upstream=({}, res)))
         assert pr.b_args["CYCLE"] == "M" and pr.outcome == "success"
 
 
 def test_example_slices_remember_narrowed_working_inputs(cat):
     """A bill list's default page holds no passed bill; its documented PROC_RESULT example does."""
     from edge_synth.env import ProbeExecutor
-    from edge_synth.probes import SeedSampler
-    from edge_synth.verify import example_slices
+    from edge_synth.bootstrap import example_slices
+    from edge_synth.seeds import SeedSampler
 
     t = "assembly_nzmimeepazxkubdpn"
     c = FakeClient(default="nodata")
@@ -268,7 +281,7 @@ def test_example_slices_remember_narrowed_working_inputs(cat):
 
 def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
     """A festival search takes only dates, but its records are located festivals: its start date
-    handed to a school timetable names no shared entity (h2: such edges failed re-probes), while
+    handed to a school timetable names no shared entity, while
     the rest days of the festival's month (a calendar of days) and KASI -> molit still hold."""
     from tests.test_edge_precision import _b as b5
     from tests.test_edge_precision import _verifier as verifier
@@ -280,7 +293,7 @@ def test_date_alone_links_a_dated_entity_only_to_a_calendar(cat):
           b5("eventstartdate", "solMonth", "date", "month", "month_2d")]),
         ("kasi_getRestDeInfo", "molit_getRTMSDataSvcAptTrade", [b5("locdate", "DEAL_YMD", "date", "yyyymm", "yyyymm")]),
     ])
-    assert v.names_days("kasi_getRestDeInfo") and not v.names_days("tourapi_searchFestival2")
+    assert v.evidence.names_days("kasi_getRestDeInfo") and not v.evidence.names_days("tourapi_searchFestival2")
     vg = v.verified_graph()
     assert not vg.has_edge("tourapi_searchFestival2", "neis_misTimetable")
     assert vg.has_edge("tourapi_searchFestival2", "kasi_getRestDeInfo")
@@ -293,8 +306,8 @@ def test_composite_key_members_share_successes_only(cat):
     a, b = "neis_schoolInfo", "neis_hisTimetable"
     v = _one_edge_verifier(cat, a, b, [_b("SD_SCHUL_CODE", "SD_SCHUL_CODE"), _b("ATPT_OFCDC_SC_CODE", "ATPT_OFCDC_SC_CODE")])
     school, office = v.edge_arms[(a, b)]
-    assert v.key_partners(b, v.arms[school]) == {"ATPT_OFCDC_SC_CODE"}
-    assert v.key_partners(b, v.arms[school]) & v.coord_partners(b, v.arms[school]) == set()
+    assert v.groups.partners(b, "SD_SCHUL_CODE", "key") == {"ATPT_OFCDC_SC_CODE"}
+    assert v.groups.partners(b, "SD_SCHUL_CODE", "key") & v.groups.partners(b, "SD_SCHUL_CODE", "coord") == set()
     base = {"edge": (a, b), "arms": [school], "companions": [office], "joint": [], "key_joint": [office],
             "depth": 0, "echoed": False, "passthrough": False}
     v._record([dict(base, outcome="success", sensitive=True, key=("A1", "B1"))], 0)
@@ -312,7 +325,8 @@ def test_composite_key_members_share_successes_only(cat):
 def test_point_outside_the_area_b_answered_is_no_evidence(cat):
     """TAGO lists stops only in the cities it covers: an empty answer for a tourist spot far from
     every point TAGO answered before says nothing about the coordinate binding."""
-    from edge_synth.probes import SeedSampler, outside_coverage
+    from edge_synth.probing import outside_coverage
+    from edge_synth.seeds import SeedSampler
 
     s = SeedSampler(cat, seed=0)
     b = "tago_getCrdntPrxmtSttnList"
@@ -360,7 +374,8 @@ def test_a_cycle_never_seen_learns_its_period_format(cat):
     working input is remembered."""
     from edge_synth.env import ProbeExecutor
     from edge_synth.groups import derive_groups
-    from edge_synth.probes import SeedSampler, learn_format, period_shapes
+    from edge_synth.formats import learn_format, period_shapes
+    from edge_synth.seeds import SeedSampler
 
     assert period_shapes("202401", "202412") == [("2024", "2024"), ("2024S1", "2024S2"), ("2024Q1", "2024Q4"),
                                                  ("202401", "202412"), ("20240101", "20241231")]
@@ -381,7 +396,7 @@ def test_a_cycle_never_seen_learns_its_period_format(cat):
 def test_pool_cache_follows_harvests_exactly(cat):
     """Pools are cached and a harvested value invalidates only the pools that read its list:
     after every harvest, each cached pool equals a pool rebuilt from scratch."""
-    from edge_synth.probes import SeedSampler
+    from edge_synth.seeds import SeedSampler
 
     rng = random.Random(5)
     s = SeedSampler(cat, seed=0, harvest_cap=40)
@@ -409,7 +424,7 @@ def test_harvesting_an_answer_again_is_skipped_and_changes_nothing(cat):
     a full harvest of it again would add nothing either, and other lists are still harvested."""
     import copy
 
-    from edge_synth.probes import SeedSampler
+    from edge_synth.seeds import SeedSampler
 
     a, b = SeedSampler(cat, seed=0), SeedSampler(cat, seed=0)
     rng = random.Random(3)

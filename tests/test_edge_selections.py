@@ -10,11 +10,11 @@ import pytest
 
 from kopa_bench.catalog import get_catalog
 from kopa_bench.testing.fake_client import FakeClient
+from edge_synth.bandit import Arm
 from edge_synth.env import ProbeExecutor
-from edge_synth.probes import SeedSampler
-from edge_synth.selections import (SelectConfig, add_selections, next_page, probe_selection, read_all, select,
-                                   selection_candidates, selection_key)
-from edge_synth.verify import Arm
+from edge_synth.seeds import SeedSampler
+from edge_synth.selections import (add_selections, next_page, probe_selection, read_all, select, selection_candidates,
+                                   selection_key)
 
 NEAREST = {"src": "vworld_getcoord", "dst": "seoul_bikeList", "match": "nearest", "from_field": "point",
            "to_field": "point", "from_point": {"system": "wgs84", "lat": "y", "lon": "x"},
@@ -136,7 +136,7 @@ def test_verified_selections_are_edges_walks_do_not_bind(cat):
     vg = nx.DiGraph()
     vg.add_node("vworld_getcoord", domain="geo")
     vg.add_node("seoul_bikeList", domain="transport")
-    arm = Arm("vworld_getcoord", "seoul_bikeList", NEAREST, alpha=9.0, beta=1.0, n=8, successes=8, sens_pos=3)
+    arm = Arm("vworld_getcoord", "seoul_bikeList", None, alpha=9.0, beta=1.0, n=8, successes=8, sens_pos=3)
     assert add_selections(vg, [(NEAREST, arm)]) == 1
     d = vg.edges["vworld_getcoord", "seoul_bikeList"]
     assert d["link"] == "select" and d["bindings"] == [] and d["selections"][0]["posterior"] == 0.9
@@ -148,7 +148,7 @@ def test_verified_selections_are_edges_walks_do_not_bind(cat):
 def test_repeated_joins_are_one_piece_of_evidence(cat):
     """Tools without inputs answer the same every time: the join is computed once, decided by it."""
     from edge_synth.selections import SelectionVerifier
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.verify_config import VerifyConfig
 
     sel = {"src": "ecos_KeyStatisticList", "dst": "ecos_StatisticTableList", "match": "contains",
            "from_field": "KEYSTAT_NAME", "to_field": "STAT_NAME", "prior": 0.5}
@@ -185,7 +185,7 @@ def test_selection_edges_make_executed_trajectories(cat, monkeypatch):
     vg.add_node("vworld_getcoord", domain="geo", field_kinds={"x": "lon", "y": "lat"})
     vg.add_node("seoul_bikeList", domain="traffic", field_kinds={"stationName": "station_name", "stationLatitude": "lat",
                                                                   "stationLongitude": "lon"})
-    arm = Arm("vworld_getcoord", "seoul_bikeList", NEAREST, alpha=9.0, beta=1.0, n=8, successes=8, sens_pos=3)
+    arm = Arm("vworld_getcoord", "seoul_bikeList", None, alpha=9.0, beta=1.0, n=8, successes=8, sens_pos=3)
     add_selections(vg, [(NEAREST, arm)])
     c = FakeClient(default="nodata")
     c.add("vworld_getcoord", {}, [{"x": "127.0016", "y": "37.5820"}])

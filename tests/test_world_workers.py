@@ -86,14 +86,14 @@ def test_a_dead_worker_loses_nothing(world, catalog):
 def test_edge_verification_verifies_the_same_graph_with_and_without_world_workers(world, workers, tmp_path):
     from edge_synth.candidates import save_graph
     from edge_synth.env import ProbeExecutor, make_client
-    from edge_synth.pipeline import Edge
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.pipeline import EdgePipeline
+    from edge_synth.verify_config import VerifyConfig
 
     excl = ["ecos", "juso", "kosis", "law", "odcloud", "seoul", "seoul_subway", "vworld", "fsc", "hira", "tourapi"]
 
     async def go(n: int):
         client = make_client(world=world, workers=n)
-        edge = Edge(seed=0, exclude_platforms=excl, client=client)
+        edge = EdgePipeline(seed=0, exclude_platforms=excl, client=client)
         edge.executor = ProbeExecutor(client, concurrency=64)
         g = await edge.candidates()
         vg, _, _ = await edge.verify(g, VerifyConfig(iterations=2, paths_per_iter=20, seed=0, min_probes=1))

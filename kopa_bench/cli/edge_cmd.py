@@ -26,10 +26,10 @@ def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed:
               held_out: Optional[str] = typer.Option(None, help="comma-separated platforms/services to hold out")) -> None:
     """Build the candidate graph (out/candidates.json)."""
     from edge_synth.candidates import save_graph
-    from edge_synth.pipeline import Edge
+    from edge_synth.pipeline import EdgePipeline
 
     async def go():
-        e = Edge(seed=seed, exclude_platforms=_excl(held_out))
+        e = EdgePipeline(seed=seed, exclude_platforms=_excl(held_out))
         g = await e.candidates(k_same=k_same, k_cross=k_cross, min_score=min_score)
         save_graph(g, out / "candidates.json")
         await e.aclose()
@@ -49,7 +49,7 @@ def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations:
                                                           "the viability threshold gets (0: no decision phase)")) -> None:
     """Candidates + Thompson-sampled probe verification (out/verified.json, verify_summary.json)."""
     from edge_synth.pipeline import run_graph_and_verify
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.verify_config import VerifyConfig
 
     if min_probes < 1 or record_tries < 1 or decide_probes < 0:
         raise typer.BadParameter(f"--min-probes ({min_probes}) and --record-tries ({record_tries}) must be >= 1, "
@@ -70,14 +70,14 @@ def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: i
     """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
     from builders.edge_dataset import build_dataset, graph_rows
     from edge_synth.candidates import load_graph
-    from edge_synth.pipeline import Edge
+    from edge_synth.pipeline import EdgePipeline
     from edge_synth.synth import load_trajectories, synthesize
 
     vg = load_graph(out / "verified.json")
     para = {"base_url": paraphrase_url, "model": paraphrase_model} if paraphrase_url else None
 
     async def go(prog, task):
-        e = Edge(seed=seed, exclude_platforms=_excl(held_out))
+        e = EdgePipeline(seed=seed, exclude_platforms=_excl(held_out))
         await e.prepare(vg)
         audit = await synthesize(vg, e, out / "trajectories", per_shape, seed, paraphrase=para,
                                  progress=lambda i, n: prog.update(task, completed=i, total=n))
@@ -99,13 +99,13 @@ def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Optio
     """Recall, precision, executable share, trajectories per shape; PNG plots in out/plots/."""
     from edge_synth.candidates import load_graph
     from edge_synth.evaluate_graph import precision_and_share, recall, reference_pairs
-    from edge_synth.pipeline import Edge
+    from edge_synth.pipeline import EdgePipeline
     from edge_synth.synth import load_trajectories
 
     g, vg = load_graph(out / "candidates.json"), load_graph(out / "verified.json")
 
     async def go():
-        e = Edge(seed=0)
+        e = EdgePipeline(seed=0)
         await e.prepare(g)
         r = await precision_and_share(g, vg, e.executor, e.sampler, n=reprobe)
         await e.aclose()

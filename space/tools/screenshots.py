@@ -55,7 +55,7 @@ def build_results(out: Path, seeds=(0, 1)) -> None:
 
 def build_edge(out: Path) -> None:
     from edge_synth.pipeline import run_graph_and_verify
-    from edge_synth.verify import VerifyConfig
+    from edge_synth.verify_config import VerifyConfig
 
     run_graph_and_verify(out, VerifyConfig(iterations=5, paths_per_iter=60))
 
