@@ -175,7 +175,7 @@ class WorldBatcher:
         from starlette.routing import Router
 
         from kopa_bench.client.inprocess import ASGICall
-        from kopa_bench.protocols.base import get_protocol
+        from kopa_bench.protocols import get_protocol
         from kopa_bench.sandbox.context import make_context
 
         self._world = ctx.world
@@ -198,7 +198,7 @@ class WorldBatcher:
         """The HTTP request KopaClient._execute sends for this call (same defaults, key and URL);
         None for a call it answers itself (an unknown tool, an argument error) or one with a body."""
         from kopa_bench.catalog.registry import UnknownToolError
-        from kopa_bench.protocols.base import get_protocol, model_args_problem
+        from kopa_bench.protocols import get_protocol, model_args_problem
 
         c = self.client
         try:
@@ -373,7 +373,7 @@ def usable_catalog():
     """The catalog restricted to platforms whose protocol module imports (others are mid-build)."""
     from kopa_bench.catalog import get_catalog
     from kopa_bench.catalog.registry import Catalog, load_platforms
-    from kopa_bench.protocols.base import get_protocol
+    from kopa_bench.protocols import get_protocol
 
     full = get_catalog()
     ok = []

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
-from ..protocols.base import Parsed, get_protocol, model_args_problem
+from ..protocols import Parsed, get_protocol, model_args_problem
 from .cache import CacheMiss, ReplayCache
 from . import parse_memo
 from ..sandbox.memo import ResponseMemo
