@@ -25,7 +25,7 @@ from kopa_bench.runner.backends.base import AssistantTurn, Backend, BackendError
 from kopa_bench.runner.episode import CallErrorKind, CallRecord, Episode, Timings, Tokens
 from kopa_bench.runner.parsing import ParsedCall
 from kopa_bench.tasks.models import Task
-from kopa_bench.world.clock import KST, WorldClock
+from kopa_bench.clock import KST, WorldClock
 
 DEFAULT_MAX_STEPS = 12
 DEFAULT_MAX_TOOL_RECORDS = 500  # some gold answers count over hundreds of records (e.g. 300 member votes)

@@ -87,7 +87,7 @@ READY = 0  # the request id of a worker's first message: its world is open, requ
 
 def serve(inp=None, out=None) -> None:
     """A worker: open the world named by the first message, then answer requests until EOF."""
-    from .clock import WorldClock
+    from ..clock import WorldClock
     from .store import World
 
     inp = inp or sys.stdin.buffer

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import re
@@ -14,9 +13,10 @@ from typing import Any, Callable
 import duckdb
 from filelock import FileLock
 
+from ..clock import WorldClock
+from .answers import handler as answer_handler
 from .batch import BatchPlan, build_plan, closing_quote, run_batch, type_signature
 from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
-from .clock import WorldClock
 from .keyindex import KeyIndex, KeyUniverse, build_index, build_universe
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,6 @@ class World:
         self.meta = meta
         self.content_hash = meta.get("content_hash", "")
         self.clock = clock or WorldClock()
-        self._handlers: dict[str, Callable] = {}
         self._memo: OrderedDict = OrderedDict()
         self._memo_lock = threading.Lock()
         self._ahead: dict[tuple, tuple] = {}  # memo key -> (pool, future): compute_ahead's requests
@@ -213,13 +212,9 @@ class World:
         out.append(sql[pos:])
         return "".join(out)
 
-    def handler(self, spec: str) -> Callable:
-        fn = self._handlers.get(spec)
-        if fn is None:
-            module, _, attr = spec.partition(":")
-            fn = getattr(importlib.import_module(module), attr)
-            self._handlers[spec] = fn
-        return fn
+    def handler(self, name: str) -> Callable:
+        """The answer function a spec's `handler:` names (world/answers/__init__.py)."""
+        return answer_handler(name)
 
     @staticmethod
     def _memo_key(op, params: dict[str, Any], offset: int, limit: int | None) -> tuple:
