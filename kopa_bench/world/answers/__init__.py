@@ -1,8 +1,8 @@
 """World answers computed per request, one module per platform: the catalog operations whose
 spec names a `handler` instead of SQL. Each handler is `fn(world, params) -> rows`.
 
-Specs name handlers by the short names of HANDLERS (`handler: neis.meals`); the build never
-imports this package (the world file does not depend on it)."""
+Specs name handlers by the short names of HANDLERS (`handler: neis.meals`). Nothing the build
+runs uses them, so neither the world file nor its cache key depends on this package."""
 
 from __future__ import annotations
 
