@@ -30,17 +30,8 @@ from functools import lru_cache
 from typing import Literal
 
 __all__ = [
-    "TM_BESSEL_PROJ",
-    "TM_GRS80_PROJ",
-    "UTMK_PROJ",
-    "KMA_NX_MAX",
-    "KMA_NY_MAX",
-    "wgs84_to_tm",
-    "tm_to_wgs84",
-    "wgs84_to_utmk",
-    "utmk_to_wgs84",
-    "latlon_to_kma_grid",
-    "kma_grid_to_latlon",
+    "TM_BESSEL_PROJ", "TM_GRS80_PROJ", "UTMK_PROJ", "KMA_NX_MAX", "KMA_NY_MAX", "wgs84_to_tm", "tm_to_wgs84",
+    "wgs84_to_utmk", "wgs84_to_utmk_arrays", "utmk_to_wgs84", "latlon_to_kma_grid", "kma_grid_to_latlon",
     "haversine_km",
 ]
 
@@ -113,33 +104,15 @@ def _tm_proj(variant: str) -> str:
 
 
 def wgs84_to_tm(lat: float | str, lon: float | str, *, variant: TmVariant = "bessel") -> tuple[float, float]:
-    """Convert WGS84 lat/lon to AirKorea TM ``(tmX, tmY)`` in metres.
-
-    Args:
-        lat: Latitude in degrees (float or numeric string).
-        lon: Longitude in degrees.
-        variant: ``"bessel"`` (default; AirKorea/Kakao TM, EPSG:2097 family) or ``"grs80"``
-            (EPSG:5181).
-
-    Returns:
-        ``(tmX, tmY)``: easting, northing in metres.
-    """
+    """Convert WGS84 lat/lon (floats or numeric strings) to AirKorea TM ``(tmX, tmY)`` metres;
+    ``variant`` is ``"bessel"`` (AirKorea/Kakao TM, EPSG:2097 family) or ``"grs80"`` (EPSG:5181)."""
     la, lo = _check_latlon(lat, lon)
     x, y = _transformer(_WGS84, _tm_proj(variant)).transform(lo, la)
     return float(x), float(y)
 
 
 def tm_to_wgs84(tm_x: float | str, tm_y: float | str, *, variant: TmVariant = "bessel") -> tuple[float, float]:
-    """Convert AirKorea TM ``(tmX, tmY)`` to WGS84 ``(lat, lon)``.
-
-    Args:
-        tm_x: Easting in metres (``tmX``).
-        tm_y: Northing in metres (``tmY``).
-        variant: See :func:`wgs84_to_tm`.
-
-    Returns:
-        ``(lat, lon)`` in degrees.
-    """
+    """Convert AirKorea TM ``(tmX, tmY)`` metres to WGS84 ``(lat, lon)``; ``variant`` as in :func:`wgs84_to_tm`."""
     x, y = _as_float(tm_x, "tmX"), _as_float(tm_y, "tmY")
     lo, la = _transformer(_tm_proj(variant), _WGS84).transform(x, y)
     return float(la), float(lo)
@@ -152,16 +125,13 @@ def wgs84_to_utmk(lat: float | str, lon: float | str) -> tuple[float, float]:
     return float(x), float(y)
 
 
+def wgs84_to_utmk_arrays(lat, lon):
+    """:func:`wgs84_to_utmk` over numpy arrays, unchecked: ``(x, y)`` arrays."""
+    return _transformer(_WGS84, UTMK_PROJ).transform(lon, lat)
+
+
 def utmk_to_wgs84(x: float | str, y: float | str) -> tuple[float, float]:
-    """Convert UTM-K (EPSG:5179) ``(entX, entY)`` to WGS84 ``(lat, lon)``.
-
-    Args:
-        x: Easting (juso ``entX``), e.g. ``"953939.5"``.
-        y: Northing (juso ``entY``), e.g. ``"1952050.6"``.
-
-    Returns:
-        ``(lat, lon)`` in degrees.
-    """
+    """Convert UTM-K (EPSG:5179) ``(entX, entY)`` metres, e.g. ``("953939.5", "1952050.6")``, to WGS84 ``(lat, lon)``."""
     ex, ey = _as_float(x, "entX"), _as_float(y, "entY")
     lo, la = _transformer(UTMK_PROJ, _WGS84).transform(ex, ey)
     return float(la), float(lo)
@@ -195,22 +165,13 @@ def _lcc_xy(lat: float, lon: float) -> tuple[float, float]:
 
 
 def latlon_to_kma_grid(lat: float | str, lon: float | str) -> tuple[int, int]:
-    """Convert WGS84 lat/lon to the KMA short-term forecast grid ``(nx, ny)``.
+    """Convert WGS84 lat/lon to the KMA short-term forecast grid ``(nx, ny)``, e.g. Seoul City
+    Hall (37.5665, 126.9780) -> ``(60, 127)``.
 
     Uses KMA's published DFS formula (Lambert conformal conic, 5 km cells, rounding with
     ``floor(v + 0.5)``). KMA's own reference sheet lists a few dongs one cell off from this
-    formula; the API accepts any cell, so that does not matter for chaining.
-
-    Args:
-        lat: Latitude in degrees (TourAPI ``mapy``, TAGO ``gpslati`` ...).
-        lon: Longitude in degrees.
-
-    Returns:
-        ``(nx, ny)``, e.g. Seoul City Hall (37.5665, 126.9780) -> ``(60, 127)``.
-
-    Raises:
-        ValueError: If a value is not numeric, or the point falls outside the KMA domain
-            (nx 1..149, ny 1..253), which usually means lat and lon were swapped.
+    formula; the API accepts any cell, so that does not matter for chaining. A point outside
+    the KMA domain (nx 1..149, ny 1..253) raises ValueError: lat and lon were usually swapped.
     """
     la, lo = _check_latlon(lat, lon)
     x, y = _lcc_xy(la, lo)
@@ -224,19 +185,8 @@ def latlon_to_kma_grid(lat: float | str, lon: float | str) -> tuple[int, int]:
 
 
 def kma_grid_to_latlon(nx: int | str, ny: int | str) -> tuple[float, float]:
-    """Convert a KMA grid cell ``(nx, ny)`` to the WGS84 ``(lat, lon)`` of its centre.
-
-    Args:
-        nx: Grid column, 1..149.
-        ny: Grid row, 1..253.
-
-    Returns:
-        ``(lat, lon)`` in degrees; :func:`latlon_to_kma_grid` of the result gives back
-        ``(nx, ny)``.
-
-    Raises:
-        ValueError: If ``nx``/``ny`` are not integers inside the KMA domain.
-    """
+    """The WGS84 ``(lat, lon)`` of a KMA grid cell's centre (nx 1..149, ny 1..253, else
+    ValueError); :func:`latlon_to_kma_grid` of the result gives back ``(nx, ny)``."""
     try:
         gx, gy = int(str(nx).strip()), int(str(ny).strip())
     except ValueError:

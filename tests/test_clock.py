@@ -1,10 +1,10 @@
-"""Tests for kopa_bench.world.clock.WorldClock."""
+"""Tests for kopa_bench.clock.WorldClock."""
 
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kopa_bench.world.clock import DEFAULT_WORLD_NOW, ENV_VAR, KST, WorldClock, parse_world_datetime, shift_months
+from kopa_bench.clock import DEFAULT_WORLD_NOW, ENV_VAR, KST, WorldClock, parse_world_datetime, shift_months
 
 
 def test_default(monkeypatch):

@@ -38,7 +38,7 @@ def test_kma_grid_roundtrip_whole_domain():
 
 def test_kma_grid_matches_official_sheet():
     """KMA's own per-dong sheet: the formula is exact for most rows and never off by > 1."""
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     exact = total = 0
     for r in table_rows("kma_grid"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from kopa_bench.protocols.vworld import geocode_rows
+from kopa_bench.world.answers.vworld import geocode_rows
 
 
 def _addresses(world) -> list[str]:
@@ -38,7 +38,7 @@ def test_geocode_index_matches_the_sql(world):
             n += 1
             found += bool(got)
     assert n > 1_000 and found > 400, (n, found)
-    from kopa_bench.protocols.vworld import _GEOCODE_INDEX
+    from kopa_bench.world.answers.vworld import _GEOCODE_INDEX
 
     assert world in _GEOCODE_INDEX  # built after the first INDEX_AFTER lookups: the index answered the rest
 
@@ -61,13 +61,14 @@ def _meals_eager(world, params) -> list[dict]:
     import random as _random
     from datetime import timedelta
 
-    from kopa_bench.world.gen import neis as n
+    from kopa_bench.world.answers import neis as n
+    from kopa_bench.world.answers.neis_calendar import school_calendar, school_days_between
 
-    s = n._school(world, params)
+    s = n.school_row(world, params)
     if s is None:
         return []
-    events, off, first, _, last = n._cal(s)
-    ok = n._date_filter(params, "MLSV_YMD", "MLSV_FROM_YMD", "MLSV_TO_YMD")
+    events, off, first, _, last = school_calendar(s)
+    ok = n.date_filter(params, "MLSV_YMD", "MLSV_FROM_YMD", "MLSV_TO_YMD")
     want = params.get("MMEAL_SC_CODE")
     kind = s["_kind"]
     r0 = n._rng(s, "meal.kinds")
@@ -78,9 +79,9 @@ def _meals_eager(world, params) -> list[dict]:
         if r0.random() < 0.12:
             codes.insert(0, "1")
     base_kcal = {"els": 620, "mis": 760, "his": 850, "sps": 600}[kind]
-    head = n._school_head(s)
+    head = n.school_head(s)
     out = []
-    for d in n._school_days_between(first, last, off):
+    for d in school_days_between(first, last, off):
         ymd = d.strftime("%Y%m%d")
         if not ok(ymd):
             continue
@@ -108,7 +109,7 @@ def _meals_eager(world, params) -> list[dict]:
 
 
 def test_lazy_meals_equal_the_eager_build(world):
-    from kopa_bench.world.gen.neis import meals
+    from kopa_bench.world.answers.neis import meals
 
     schools = world.con.execute("SELECT ATPT_OFCDC_SC_CODE, SD_SCHUL_CODE FROM neis_schools "
                                 "USING SAMPLE 40 ROWS (reservoir, 5)").fetchall()
@@ -133,7 +134,7 @@ def test_lazy_meals_equal_the_eager_build(world):
 def test_school_index_matches_the_query(world):
     """Every NEIS handler's school lookup: the per-world index answers what the query answers,
     for every school and for near misses (wrong office, padded, lower-case, numeric, missing)."""
-    from kopa_bench.world.gen.neis import _school
+    from kopa_bench.world.answers.neis import school_row
 
     keys = world.con.execute("SELECT ATPT_OFCDC_SC_CODE, SD_SCHUL_CODE FROM neis_schools").fetchall()
     offices = sorted({a for a, _ in keys})
@@ -145,7 +146,7 @@ def test_school_index_matches_the_query(world):
                    {"SD_SCHUL_CODE": c}, {"ATPT_OFCDC_SC_CODE": a, "SD_SCHUL_CODE": c + "'--"}]
     found = 0
     for params in probes:
-        got = _school(world, params)
-        assert got == _school(world, params, use_index=False), params
+        got = school_row(world, params)
+        assert got == school_row(world, params, use_index=False), params
         found += got is not None
     assert len(keys) > 2_000 and found >= len(keys), found

@@ -1,7 +1,6 @@
 """MOIS StanReginCd: its own [head, row] envelope on data.go.kr, INFO/ERROR codes, chains.
 
-Until data_go_kr.py dispatches services with `extra.protocol` to their own module, this file
-installs that dispatch itself (module-scoped) and builds its own sandbox app and client.
+data_go_kr.py dispatches services with `extra.protocol` to their own module (stanregincd.py).
 """
 
 import asyncio
@@ -14,45 +13,11 @@ PATH = "/1741000/StanReginCd/getStanReginCdList"
 KEY = {"ServiceKey": "KOPA-SANDBOX"}
 
 
-def _install_dispatch(mp):
-    from kopa_bench.protocols import data_go_kr
-    from kopa_bench.protocols.base import get_protocol
-
-    if getattr(data_go_kr, "_dispatches_extra_protocol", False):
-        return
-    orig_routes, orig_build, orig_parse = data_go_kr.routes, data_go_kr.build_request, data_go_kr.parse_response
-    if "extra.get(\"protocol\")" in open(data_go_kr.__file__, encoding="utf-8").read():
-        return  # the real dispatch has landed
-
-    def routes(platform, ctx):
-        own = [s for s in platform.services if (s.extra or {}).get("protocol")]
-        rest = platform.model_copy(update={"services": [s for s in platform.services if s not in own]})
-        out = orig_routes(rest, ctx)
-        for name in sorted({s.extra["protocol"] for s in own}):
-            out.extend(get_protocol(name).routes(platform, ctx))
-        return out
-
-    def build_request(ref, *a, **k):
-        p = (ref.service.extra or {}).get("protocol")
-        return get_protocol(p).build_request(ref, *a, **k) if p else orig_build(ref, *a, **k)
-
-    def parse_response(ref, *a, **k):
-        p = (ref.service.extra or {}).get("protocol")
-        return get_protocol(p).parse_response(ref, *a, **k) if p else orig_parse(ref, *a, **k)
-
-    mp.setattr(data_go_kr, "routes", routes)
-    mp.setattr(data_go_kr, "build_request", build_request)
-    mp.setattr(data_go_kr, "parse_response", parse_response)
-
-
 @pytest.fixture(scope="module")
 def mois_app(world, catalog):
     from kopa_bench.sandbox import create_app
 
-    mp = pytest.MonkeyPatch()
-    _install_dispatch(mp)
-    yield create_app(world=world, catalog=catalog)
-    mp.undo()
+    return create_app(world=world, catalog=catalog)
 
 
 @pytest.fixture()

@@ -70,44 +70,44 @@ def test_every_catalog_query_reads_back_with_its_parameters(catalog):
 # ---- NEIS timetables: lazy pages vs the eager build --------------------------------------------
 def _eager_timetable(world, params, kind):
     """The eager build the lazy rows replaced (same loops, every row materialised)."""
-    from kopa_bench.world.gen import neis
+    from kopa_bench.world.answers import neis, neis_calendar, neis_timetable
 
-    s = neis._school(world, params)
-    _, off, _, sem2, last = neis._cal(s)
-    ok = neis._date_filter(params, "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD")
-    days = [d for d in neis._school_days_between(sem2, last, off) if ok(d.strftime("%Y%m%d"))]
+    s = neis.school_row(world, params)
+    _, off, _, sem2, last = neis_calendar.school_calendar(s)
+    ok = neis.date_filter(params, "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD")
+    days = [d for d in neis_calendar.school_days_between(sem2, last, off) if ok(d.strftime("%Y%m%d"))]
     g_want, c_want, p_want = params.get("GRADE"), params.get("CLASS_NM"), params.get("PERIO")
-    head = neis._school_head(s)
-    extra = neis._timetable_extra(kind, s)
+    head = neis.school_head(s)
+    extra = neis_timetable._timetable_extra(kind, s)
     out = []
-    for g, n in enumerate(neis._classes(s), start=1):
+    for g, n in enumerate(neis.class_counts(s), start=1):
         if g_want is not None and str(g_want) != str(g):
             continue
-        subj = neis._subjects(kind, g)
+        subj = neis_timetable._subjects(kind, g)
         names, weights = [x[0] for x in subj], [x[1] for x in subj]
         for c in range(1, n + 1):
             if c_want is not None and str(c_want).lstrip("0") != str(c):
                 continue
             r = random.Random(f"{s['_seed']}:tt:{g}:{c}")
-            week = [[r.choices(names, weights)[0] for _ in range(neis._periods(kind, g, wd))] for wd in range(5)]
+            week = [[r.choices(names, weights)[0] for _ in range(neis_timetable._periods(kind, g, wd))] for wd in range(5)]
             for d in days:
                 ymd = d.strftime("%Y%m%d")
                 for p, subject in enumerate(week[d.weekday()], start=1):
                     if p_want is not None and str(p_want) != str(p):
                         continue
-                    out.append({**head, "AY": str(neis.AY), "SEM": "2", "ALL_TI_YMD": ymd, **extra, "GRADE": str(g),
+                    out.append({**head, "AY": str(neis_calendar.AY), "SEM": "2", "ALL_TI_YMD": ymd, **extra, "GRADE": str(g),
                                 "CLASS_NM": str(c), "PERIO": str(p), "ITRT_CNTNT": subject, "LOAD_DTM": ymd})
     return out
 
 
 @pytest.mark.parametrize("kind", ["els", "mis", "his", "sps"])
 def test_lazy_timetable_equals_eager_build(world, kind):
-    from kopa_bench.world.gen import neis
+    from kopa_bench.world.answers import neis_timetable
 
     schools = world.sql("SELECT ATPT_OFCDC_SC_CODE AS a, SD_SCHUL_CODE AS c FROM neis_schools WHERE _kind = $k "
                         "ORDER BY SD_SCHUL_CODE LIMIT 2", {"k": kind})
     assert schools
-    fn = getattr(neis, f"{kind}_timetable")
+    fn = getattr(neis_timetable, f"{kind}_timetable")
     for sc in schools:
         base = {"ATPT_OFCDC_SC_CODE": sc["a"], "SD_SCHUL_CODE": sc["c"]}
         for extra in ({}, {"GRADE": "1"}, {"GRADE": "2", "CLASS_NM": "01"}, {"PERIO": "3"},

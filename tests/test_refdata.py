@@ -1,4 +1,4 @@
-"""Tests for the vendored reference tables (kopa_bench.world.refdata)."""
+"""Tests for the vendored reference tables (kopa_bench.refdata)."""
 
 import re
 from importlib import resources
@@ -6,13 +6,13 @@ from importlib import resources
 import pyarrow as pa
 import pytest
 
-from kopa_bench.world import refdata
-from kopa_bench.world.refdata import TABLE_FILES, TABLE_NAMES, load_table, table_rows
+from kopa_bench import refdata
+from kopa_bench.refdata import TABLE_FILES, TABLE_NAMES, load_table, table_rows
 
 
 def _sources_rows() -> dict[str, tuple[str, int]]:
     """Parse the `| table | file | rows | ...` rows of refdata/SOURCES.md."""
-    text = resources.files("kopa_bench.world.refdata").joinpath("SOURCES.md").read_text("utf-8")
+    text = resources.files("kopa_bench.refdata").joinpath("SOURCES.md").read_text("utf-8")
     out = {}
     for line in text.splitlines():
         m = re.match(r"\|\s*(\w+)\s*\|\s*([\w.]+)\s*\|\s*(\d+)\s*\|", line)
@@ -88,7 +88,7 @@ def test_small_tables_content():
 
 
 def test_files_ship_inside_package_and_gzip_used_when_large():
-    pkg = resources.files("kopa_bench.world.refdata")
+    pkg = resources.files("kopa_bench.refdata")
     for file_name in TABLE_FILES.values():
         res = pkg.joinpath(file_name)
         assert res.is_file(), file_name

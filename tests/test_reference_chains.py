@@ -142,7 +142,7 @@ def test_a_calendar_link_executes_when_its_premise_holds(index, catalog):
     is built from the clock, so this is the same generator at another "now", not a special case."""
     from kopa_bench.client import KopaClient
     from kopa_bench.sandbox import create_app
-    from kopa_bench.world.clock import WorldClock
+    from kopa_bench.clock import WorldClock
     from kopa_bench.world.store import get_world
 
     when = BY_INDEX[index].get("premise_clock")

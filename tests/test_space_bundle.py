@@ -52,7 +52,7 @@ def test_wheel_holds_the_package_data_and_no_run_folders(wheel):
 
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("kopa_bench/tasks/data/dev/") and n.endswith(".json") for n in names)
-    assert any(n.startswith("kopa_bench/world/refdata/") for n in names)
+    assert any(n.startswith("kopa_bench/refdata/") for n in names)
     assert not any("/runs/" in n or "__pycache__" in n for n in names)
     # built from a copy: no build/ or kopa.egg-info appeared in the checkout
     before, after = CHECKOUT_ENTRIES

@@ -195,7 +195,7 @@ def test_sido_short_all_17():
 
 
 def test_sido_lookups_cover_all_17():
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     offices = {A("sido_to_neis_office", full) for _, full, _, _ in SIDO}
     assert offices == {r["atpt_ofcdc_sc_code"] for r in table_rows("neis_offices")}
@@ -204,7 +204,7 @@ def test_sido_lookups_cover_all_17():
 
 
 def test_sido_short_matches_airkorea_station_sido_names():
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     names = {r["sido_name"] for r in table_rows("airkorea_stations")}
     assert names <= {short for _, _, short, _ in SIDO}
@@ -225,7 +225,7 @@ def test_tago_errors():
 
 
 def test_tago_every_row_resolves_to_itself():
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     for r in table_rows("tago_city_codes"):
         if len(r["citycode"]) > 2:  # 시군 rows: every part name maps back to the row

@@ -8,7 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from kopa_bench.world import WorldClock, build_world_file
+from kopa_bench.clock import WorldClock
+from kopa_bench.world import build_world_file
 from kopa_bench.world.build import content_hash, generate_tables, stamp_database_identifier
 
 

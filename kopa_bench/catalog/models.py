@@ -18,7 +18,6 @@ OperationDomain = Literal[
     "traffic", "finance", "education", "law", "politics", "district",
     "weather", "air_quality", "tourism", "real_estate", "calendar", "health", "business",
 ]
-TOOL_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 
 class Param(BaseModel):
@@ -105,7 +104,7 @@ class Operation(BaseModel):
     params: list[Param] = Field(default_factory=list)
     fields: list[ItemField] = Field(default_factory=list)
     query: str | None = Field(None, description="DuckDB SQL over the world with $param placeholders")
-    handler: str | None = Field(None, description="'module:function' computing the rows in Python")
+    handler: str | None = Field(None, description="name of the Python answer computing the rows (kopa_bench.world.answers.HANDLERS)")
     list_key: str | None = Field(None, description="envelope key holding the rows, where the protocol needs one")
     single_item_object: bool = Field(False, description="JSON quirk: one record is an object, not a list")
     extra: dict[str, Any] = Field(default_factory=dict, description="protocol-specific settings")

@@ -19,7 +19,7 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from ..catalog.registry import Catalog, ToolRef, UnknownToolError, get_catalog
-from ..protocols.base import Parsed, RequestSpec, get_protocol
+from ..protocols import Parsed, RequestSpec, get_protocol
 from .arguments import argument_problem
 from .cache import CacheMiss, ReplayCache
 from .redact import redact, register_secret
@@ -58,11 +58,6 @@ class KopaClient:
         self._world = world
         self._faults = faults
         self._transport = transport
-
-    @property
-    def world(self):
-        """The World this client's in-process sandbox was given (None: the default world)."""
-        return self._world
 
     @property
     def app(self):

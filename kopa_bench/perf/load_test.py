@@ -188,7 +188,7 @@ def mixed_targets(n_per_tool: int = 50) -> list[str]:
     """Valid sandbox requests across platforms: the first calls of the gold programs."""
     from kopa_bench.catalog import get_catalog
     from kopa_bench.client.executor import SANDBOX_KEY
-    from kopa_bench.protocols.base import get_protocol
+    from kopa_bench.protocols import get_protocol
     from kopa_bench.tasks.task_schema import load_tasks
 
     cat = get_catalog()

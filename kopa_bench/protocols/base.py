@@ -1,24 +1,23 @@
 """What every protocol family shares: parameter validation, the server context, results.
 
-A protocol module (one per envelope family) provides three functions:
-  routes(platform, ctx) -> list[starlette.routing.Route]      the sandbox's replica
-  build_request(ref, args, key, base_url) -> RequestSpec         what the client sends
-  parse_response(ref, status, headers, body) -> Parsed           what the client reads back
-so the real wire format is described once, next to both of its readers.
+A protocol module (one per envelope family) provides the functions of `ProtocolFamily`, and
+may add `fault_response(kind, ref)` (a quota or key fault in the platform's own words), so the
+real wire format is described once, next to both of its readers.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import xmltodict
 
-from ..catalog.models import Operation, Param
+from ..catalog.models import Operation
 
 ProblemKind = Literal["missing", "invalid"]
+XML_CT = "application/xml;charset=UTF-8"
+JSON_CT = "application/json;charset=UTF-8"
 
 
 @dataclass
@@ -51,6 +50,19 @@ class Parsed:
     retryable: bool = False
 
 
+class ProtocolFamily(Protocol):
+    """An envelope family module (kopa_bench.protocols.PROTOCOLS)."""
+
+    def routes(self, platform, ctx) -> list:
+        """The sandbox's replica of the platform: starlette routes."""
+
+    def build_request(self, ref, args: dict[str, Any], key: str | None, base_url: str) -> RequestSpec:
+        """What the client sends for one tool call."""
+
+    def parse_response(self, ref, status: int, headers: dict[str, str], body: bytes) -> Parsed:
+        """What the client reads back."""
+
+
 def validate_params(op: Operation, raw: dict[str, Any], skip: set[str] = frozenset()) -> tuple[dict[str, Any], ParamProblem | None]:
     """Coerce and check the declared params of `op`; unknown extra params are ignored,
     as the real services ignore them."""
@@ -80,29 +92,6 @@ def validate_params(op: Operation, raw: dict[str, Any], skip: set[str] = frozens
             value = p.cap
         out[p.name] = value
     return out, None
-
-
-def model_args_problem(op: Operation, args: dict[str, Any]) -> str | None:
-    """Client-side check of a model's arguments, so the model gets a precise tool error
-    (naming the parameter and the fix) before anything is sent."""
-    known = {p.name: p for p in op.model_params}
-    unknown = sorted(set(args) - set(known))
-    if unknown:
-        return (f"unknown parameter(s) {unknown} for {op.tool}; valid parameters: {sorted(known)}")
-    for p in op.model_params:
-        value = args.get(p.name)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            if p.required and p.default is None:
-                return f"missing required parameter {p.name!r} for {op.tool} ({p.desc_en}; e.g. {p.example!r})"
-            continue
-        try:
-            coerced = p.coerce(value)
-        except ValueError as exc:
-            return f"{exc} (tool {op.tool})"
-        problem = p.check(coerced)
-        if problem:
-            return f"{problem} (tool {op.tool}; e.g. {p.example!r})"
-    return None
 
 
 def decode_payload(body: bytes, *, hint: str = "", **xml_kwargs: Any) -> tuple[Any, Parsed | None]:
@@ -150,16 +139,6 @@ def op_routes(platform, ctx, make_endpoint, *, services=None, methods=("GET", "P
     return out
 
 
-def get_protocol(name: str):
-    """Import the protocol module `kopa_bench.protocols.<name>`."""
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith(name):
-            raise KeyError(f"unknown protocol family {name!r}; modules live in kopa_bench/protocols/") from None
-        raise
-
-
 def as_text(value: Any) -> str:
     """How the real services print values in XML (and usually in JSON): as text."""
     if value is None:
@@ -172,7 +151,3 @@ def as_text(value: Any) -> str:
 def wants_json(value: str | None, json_value: str = "json") -> bool:
     """Format switches are case-insensitive on every platform (json, JSON, Json)."""
     return value is not None and value.strip().lower() == json_value.lower()
-
-
-def param_of(op: Operation, name: str) -> Param | None:
-    return op.param(name)

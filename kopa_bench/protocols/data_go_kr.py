@@ -22,20 +22,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
+from . import stanregincd
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
+from .data_go_kr_gateway import gateway_error_xml
 
-XML_CT = "application/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 
-GATEWAY_MSGS = {
-    "12": "NO_OPENAPI_SERVICE_ERROR",
-    "20": "SERVICE_ACCESS_DENIED_ERROR",
-    "22": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR",
-    "23": "LIMITED_NUMBER_OF_SERVICE_REQUESTS_PER_SECOND_EXCEEDS_ERROR",
-    "30": "SERVICE_KEY_IS_NOT_REGISTERED_ERROR",
-    "31": "DEADLINE_HAS_EXPIRED_ERROR",
-    "32": "UNREGISTERED_IP_ERROR",
-}
 SERVICE_MSGS = {
     "01": "APPLICATION_ERROR", "02": "DB_ERROR", "03": "NODATA_ERROR", "04": "HTTP_ERROR",
     "05": "SERVICETIME_OUT", "10": "INVALID_REQUEST_PARAMETER_ERROR",
@@ -44,16 +35,6 @@ SERVICE_MSGS = {
 AUTH_CODES = {"20", "21", "30", "31", "32", "33"}
 QUOTA_CODES = {"22", "23"}
 TRANSIENT_CODES = {"01", "02", "04", "05", "99"}
-
-
-def gateway_error_xml(code: str) -> Response:
-    msg = GATEWAY_MSGS.get(code, "SERVICE ERROR")
-    body = (
-        "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg>"
-        f"<returnAuthMsg>{msg}</returnAuthMsg><returnReasonCode>{code}</returnReasonCode>"
-        "</cmmMsgHeader></OpenAPI_ServiceResponse>"
-    )
-    return Response(body, media_type=None, headers={"Content-Type": XML_CT})
 
 
 def _find_key(request: Request, ref: ToolRef) -> str | None:
@@ -138,15 +119,20 @@ def make_endpoint(ref: ToolRef, ctx):
     return endpoint
 
 
+# Services on data.go.kr with their own envelope name its module in `extra.protocol`.
+DELEGATES = {"stanregincd": stanregincd}
+
+
 def _delegate(service):
-    """Services on data.go.kr with their own envelope (MOIS StanReginCd) name their protocol
-    module in `extra.protocol`; the gateway in front of them is still data.go.kr's."""
+    """The envelope module of a service with its own (MOIS StanReginCd), or None; the gateway in
+    front of it is still data.go.kr's."""
     name = service.extra.get("protocol")
     if not name:
         return None
-    from .base import get_protocol
-
-    return get_protocol(name)
+    try:
+        return DELEGATES[name]
+    except KeyError:
+        raise KeyError(f"service {service.id} names envelope {name!r}; data.go.kr delegates to {sorted(DELEGATES)}") from None
 
 
 def routes(platform, ctx) -> list[Route]:

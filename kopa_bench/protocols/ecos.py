@@ -22,10 +22,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, decode_payload, path_segments, unexpected, validate_params
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, path_segments, unexpected, validate_params
 
-XML_CT = "application/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 MSGS = {
     "INFO-100": "인증키가 유효하지 않습니다. 인증키를 확인하십시오! 인증키가 없는 경우 인증키를 신청하십시오!",
     "INFO-200": "해당하는 데이터가 없습니다.",

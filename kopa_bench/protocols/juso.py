@@ -18,10 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, decode_payload, op_routes, validate_params, wants_json
+from ..refdata.platform_facts import JUSO_MAX_RESULTS, JUSO_SIDO_FULL
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, op_routes, validate_params, wants_json
 
-XML_CT = "application/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 LINK_MSGS = {
     "0": "정상", "-999": "시스템에러", "E0001": "승인되지 않은 KEY 입니다.", "E0005": "검색어가 입력되지 않았습니다.",
     "E0006": "주소를 상세히 입력해 주시기 바랍니다.", "E0008": "검색어는 두글자 이상 입력되어야 합니다.",
@@ -38,15 +37,7 @@ COORD_MSGS = {
     "E0007": "짧은 시간동안 다량의 주소검색 요청이 있습니다. 잠시 후 이용하시길 바랍니다.",
 }
 COORD_MISSING = {"admCd": "E0002", "rnMgtSn": "E0003", "udrtYn": "E0004", "buldMnnm": "E0005", "buldSlno": "E0006"}
-SIDO_FULL = {
-    "서울": "서울특별시", "서울시": "서울특별시", "부산": "부산광역시", "부산시": "부산광역시", "대구": "대구광역시", "인천": "인천광역시",
-    "광주": "광주광역시", "대전": "대전광역시", "울산": "울산광역시", "세종": "세종특별자치시", "세종시": "세종특별자치시",
-    "경기": "경기도", "강원": "강원특별자치도", "강원도": "강원특별자치도", "충북": "충청북도", "충남": "충청남도",
-    "전북": "전북특별자치도", "전라북도": "전북특별자치도", "전남": "전라남도", "경북": "경상북도", "경남": "경상남도",
-    "제주": "제주특별자치도", "제주도": "제주특별자치도",
-}
-SIDO_NAMES = set(SIDO_FULL) | set(SIDO_FULL.values())
-MAX_RESULTS = 9000
+SIDO_NAMES = set(JUSO_SIDO_FULL) | set(JUSO_SIDO_FULL.values())
 
 
 def keyword_problem(keyword: str | None) -> str | None:
@@ -67,39 +58,6 @@ def keyword_problem(keyword: str | None) -> str | None:
     if all(t in SIDO_NAMES for t in kw.split()):
         return "E0006"
     return None
-
-
-def _tokens(keyword: str) -> list[str]:
-    out = []
-    for t in keyword.split():
-        t = SIDO_FULL.get(t, t)
-        out.append(t)
-    return out
-
-
-def search_rows(world, params: dict[str, Any]) -> list[dict]:
-    """addrLinkApi: every token must match; number tokens match building/lot numbers exactly."""
-    kw = params.get("keyword") or ""
-    where, binds = [], []
-    for t in _tokens(kw):
-        if re.fullmatch(r"\d+(-\d+)?", t):
-            mn, _, sl = t.partition("-")
-            if sl:
-                where.append("((buldMnnm = ? AND buldSlno = ?) OR (lnbrMnnm = ? AND lnbrSlno = ?))")
-                binds += [str(int(mn)), str(int(sl)), str(int(mn)), str(int(sl))]
-            else:
-                where.append("(buldMnnm = ? OR lnbrMnnm = ?)")
-                binds += [str(int(mn)), str(int(mn))]
-        else:
-            where.append("(roadAddr || ' ' || jibunAddr || ' ' || bdNm) LIKE ?")
-            binds.append(f"%{t}%")
-    sql = ("SELECT roadAddr, roadAddrPart1, roadAddrPart2, jibunAddr, engAddr, zipNo, admCd, rnMgtSn, bdMgtSn, detBdNmList, "
-           "bdNm, bdKdcd, siNm, sggNm, emdNm, liNm, rn, udrtYn, buldMnnm, buldSlno, mtYn, lnbrMnnm, lnbrSlno, emdNo "
-           f"FROM juso_addr WHERE {' AND '.join(where) or 'TRUE'} "
-           f"ORDER BY siNm, sggNm, rn, CAST(buldMnnm AS INTEGER), CAST(buldSlno AS INTEGER) LIMIT {MAX_RESULTS + 1}")
-    cur = world.con.execute(sql, binds)
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
 def _render(as_json: bool, code: str, msgs: dict, rows: list[dict] | None, page: dict | None) -> Response:
@@ -155,7 +113,7 @@ def make_endpoint(ref, ctx):
             return _render(as_json, "-999", msgs, None, None)
         per, page_no = params["countPerPage"], params["currentPage"]
         rows, total = ctx.world.rows_for(ref.op, params, offset=(page_no - 1) * per, limit=per)
-        if total > MAX_RESULTS:
+        if total > JUSO_MAX_RESULTS:
             return _render(as_json, "E0015", msgs, None, None)
         return _render(as_json, "0", msgs, rows, {"totalCount": total, "currentPage": page_no, "countPerPage": per})
 

@@ -20,58 +20,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, decode_payload, op_routes, validate_params
+from ..refdata.platform_facts import KOSIS_MAX_CELLS
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, decode_payload, op_routes, validate_params
 
-JSON_CT = "application/json;charset=UTF-8"
-XML_CT = "application/xml;charset=UTF-8"
 ERRS = {
     "10": "인증키 누락", "11": "인증키 기간만료", "20": "필수요청변수 누락", "21": "잘못된 요청변수",
     "30": "조회결과가 없습니다.", "31": "조회결과 초과", "40": "호출가능건수 제한", "41": "호출가능ROW수 제한",
     "42": "사용자별 이용 제한", "50": "서버오류",
 }
-MAX_CELLS = 40000
-FIELDS = ["ORG_ID", "TBL_ID", "TBL_NM", "C1", "C1_NM", "C1_OBJ_NM", "ITM_ID", "ITM_NM", "UNIT_NM", "PRD_SE", "PRD_DE", "DT", "LST_CHN_DE"]
-
-
-def _split(v: str | None) -> list[str]:
-    return [t for t in (v or "").split("+") if t.strip()]
-
-
-def data_rows(world, params: dict[str, Any]) -> list[dict]:
-    if params.get("orgId") != "101" or params.get("tblId") != "DT_1B040A3" or params.get("prdSe") != "M":
-        return []
-    where, binds = [], []
-    items = _split(params.get("itmId"))
-    if items and "ALL" not in [i.upper() for i in items]:
-        where.append(f"ITM_ID IN ({', '.join('?' for _ in items)})")
-        binds += items
-    objs = _split(params.get("objL1"))
-    if objs and "ALL" not in [o.upper() for o in objs]:
-        parts = []
-        for o in objs:
-            if o.endswith("*"):
-                parts.append("C1 LIKE ?")
-                binds.append(o[:-1] + "%")
-            else:
-                parts.append("C1 = ?")
-                binds.append(o)
-        where.append("(" + " OR ".join(parts) + ")")
-    start, end, n = params.get("startPrdDe"), params.get("endPrdDe"), params.get("newEstPrdCnt")
-    if n:
-        where.append("PRD_DE IN (SELECT DISTINCT PRD_DE FROM kosis_population ORDER BY PRD_DE DESC LIMIT ?)")
-        binds.append(int(n))
-    else:
-        if start:
-            where.append("PRD_DE >= ?")
-            binds.append(start)
-        if end:
-            where.append("PRD_DE <= ?")
-            binds.append(end)
-    sql = (f"SELECT {', '.join(FIELDS)} FROM kosis_population WHERE {' AND '.join(where) or 'TRUE'} "
-           f"ORDER BY CASE WHEN C1 = '00' THEN 0 ELSE length(C1) END, C1, ITM_ID, PRD_DE LIMIT {MAX_CELLS + 1}")
-    cur = world.con.execute(sql, binds)
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
 def _err(code: str) -> Response:
@@ -110,7 +66,7 @@ def make_endpoint(ref, ctx):
             if params.get(k) and not re.fullmatch(r"\d{6}", params[k]):
                 return _err("21")
         rows, total = ctx.world.rows_for(ref.op, params)
-        if total > MAX_CELLS:
+        if total > KOSIS_MAX_CELLS:
             return _err("31")
         if not rows:
             return _err("30")

@@ -21,10 +21,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
 
-XML_CT = "application/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 AUTH_FAIL = {"result": "사용자 정보 검증에 실패하였습니다.",
              "msg": "OPEN API 호출 시 사용자 검증을 위하여 정확한 서버장비의 IP주소 및 도메인주소를 등록해 주세요."}
 NO_LAW = "일치하는 법령이 없습니다.  법령명을 확인하여 주십시오."

@@ -25,10 +25,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params, wants_json
+from .base import JSON_CT, Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params, wants_json
 
 XML_CT = "text/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 SAMPLE_KEY = "sample"
 
 MSGS = {

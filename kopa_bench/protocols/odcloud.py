@@ -22,9 +22,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, decode_payload, op_routes, unexpected
+from .base import JSON_CT, Parsed, RequestSpec, decode_payload, op_routes, unexpected
 
-JSON_CT = "application/json;charset=UTF-8"
 MAX_B_NO = 100
 
 

@@ -31,10 +31,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, decode_payload, path_segments, validate_params
+from .base import JSON_CT, Parsed, RequestSpec, as_text, decode_payload, path_segments, validate_params
 
 XML_CT = "text/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 SAMPLE_KEY = "sample"
 PAGING = ("START_INDEX", "END_INDEX")
 

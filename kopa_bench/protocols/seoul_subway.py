@@ -9,6 +9,7 @@ from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
 from .base import RequestSpec
+from .seoul import build_request as seoul_build_request
 from .seoul import fault_response, make_router, parse_realtime  # noqa: F401 (re-exported: every protocol offers fault_response)
 
 parse_response = parse_realtime
@@ -20,6 +21,4 @@ def routes(platform, ctx) -> list[Route]:
 
 
 def build_request(ref: ToolRef, args: dict[str, Any], key: str | None, base_url: str) -> RequestSpec:
-    from .seoul import build_request as _build
-
-    return _build(ref, args, key, base_url, trailing_slash=False)
+    return seoul_build_request(ref, args, key, base_url, trailing_slash=False)

@@ -25,13 +25,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog.registry import ToolRef
-from .base import Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
-from .data_go_kr import gateway_error_xml
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, op_routes, unexpected, validate_params, wants_json
+from .data_go_kr_gateway import gateway_error_xml
 
-XML_CT = "application/xml;charset=UTF-8"
-JSON_CT = "application/json;charset=UTF-8"
 ROOT = "StanReginCd"
-MAX_ROWS = 1000
 MESSAGES = {
     "INFO-0": "NOMAL SERVICE",
     "INFO-200": "해당하는 데이터가 없습니다.",

@@ -24,10 +24,10 @@ from kopa_bench.client.result import ToolErrorInfo, ToolResult
 from kopa_bench.episodes import CallErrorKind, CallRecord, Episode, Timings, Tokens
 from kopa_bench.runner.backends.contract import AssistantTurn, Backend, BackendError, ContextOverflowError
 from kopa_bench.runner.parsing import ParsedCall
+from kopa_bench.clock import KST, WorldClock
 from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import ToolExecutor
-from kopa_bench.world.clock import KST, WorldClock
 from kopa_bench.world.store import World
 
 _WEEKDAYS_KO = "월화수목금토일"

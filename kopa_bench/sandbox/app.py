@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from ..catalog.registry import Catalog, get_catalog
-from ..protocols.base import get_protocol
+from ..protocols import get_protocol
 from ..world.store import World, get_world
 from .context import SandboxContext, make_context
 from .faults import FaultConfig

@@ -10,11 +10,11 @@ from starlette.responses import Response, StreamingResponse
 def _platform_code_error(kind: str, ref) -> Response:
     proto = ref.platform.protocol
     if proto in {"data_go_kr", "stanregincd"}:
-        from ..protocols.data_go_kr import gateway_error_xml
+        from ..protocols.data_go_kr_gateway import gateway_error_xml
 
         return gateway_error_xml({"quota": "22", "per_second": "23", "key": "30"}[kind])
     # Other platforms: their own quota/key codes when the protocol module defines them.
-    from ..protocols.base import get_protocol
+    from ..protocols import get_protocol
 
     module = get_protocol(proto)
     fn = getattr(module, "fault_response", None)

@@ -40,7 +40,7 @@ def _start_worker(world_path: str, now: str) -> None:
     from datetime import datetime
 
     from ..sandbox.app import create_app
-    from ..world.clock import WorldClock
+    from ..clock import WorldClock
     from ..world.store import World
 
     world = World(Path(world_path), WorldClock(datetime.fromisoformat(now)))

@@ -122,7 +122,7 @@ def compute_answer(task: Task, gold: GoldRun, clock: Any = None) -> list[Resolve
     """Evaluate every fact of `task` on `gold`; raise FactError naming the fact and path."""
     facts = []
     if clock is None:
-        from kopa_bench.world.clock import WorldClock
+        from kopa_bench.clock import WorldClock
 
         clock = WorldClock()
     resolver = gold.resolver(clock=clock)

@@ -155,7 +155,7 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -
     Without an explicit clock the world clock is used (2026-11-30 09:00 KST unless
     KOPA_WORLD_NOW says otherwise), so `$clock` values resolve exactly as the sandbox does."""
     if clock is None:
-        from kopa_bench.world.clock import WorldClock
+        from kopa_bench.clock import WorldClock
 
         clock = WorldClock()
     runs: dict[str, StepRun] = {}

@@ -13,7 +13,7 @@ Conventions:
   they cannot handle raises ``ValueError`` naming the value and what was expected, never a
   silent guess.
 * Reference lookups (NEIS offices, TourAPI areas, TAGO cities, subway lines) read the
-  vendored tables in :mod:`kopa_bench.world.refdata` lazily, on first use.
+  vendored tables in :mod:`kopa_bench.refdata` lazily, on first use.
 * Points may be given as ``(lat, lon)`` pairs or as API records (dicts) carrying one of the
   known coordinate field pairs (``mapy``/``mapx``, ``gpslati``/``gpslong``, ``YPos``/``XPos``,
   ``lat``/``lon`` ...); see :func:`_latlon_from`.

@@ -8,7 +8,7 @@ from functools import lru_cache
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from kopa_bench.world.clock import KST, WorldClock, parse_world_datetime, shift_months
+from kopa_bench.clock import KST, WorldClock, parse_world_datetime, shift_months
 
 from .generic import _text
 from .registry import _register
@@ -39,8 +39,8 @@ def _to_date(value: Any) -> date:
 
 
 def _date_transform(name: str, description: str, fmt: Callable[[date], str]) -> None:
-    # Memoised for the text and integer dates records hold (EDGE binds the same dates hundreds of
-    # thousands of times); `typed` keeps True apart from 1. Anything else is converted each time.
+    # Memoised for the text and integer dates records hold (EDGE binds the same dates over and
+    # over); `typed` keeps True apart from 1. Anything else is converted each time.
     @lru_cache(maxsize=8192, typed=True)
     def memo(value: str | int) -> str:
         return fmt(_to_date(value))

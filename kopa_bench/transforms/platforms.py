@@ -96,7 +96,7 @@ def _strip_station_suffix(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _subway_line_ids() -> dict[str, str]:
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     return {r["line_name"]: r["subway_id"] for r in table_rows("seoul_subway_stations")}
 

@@ -90,7 +90,7 @@ def _sido_full(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _neis_by_sido() -> dict[str, str]:
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     return {r["legal_sido_code"]: r["atpt_ofcdc_sc_code"] for r in table_rows("neis_offices")}
 
@@ -102,7 +102,7 @@ def _sido_to_neis_office(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _tourapi_by_sido() -> dict[str, str]:
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     # TourAPI names mix forms (서울, 세종특별자치시, 경기도, 제주도): normalise through the 시도 index.
     return {_sido_code_of(r["name"]): r["area_code"] for r in table_rows("tourapi_area_codes")}
@@ -115,7 +115,7 @@ def _sido_to_tourapi_area(value: Any) -> str:
 
 # TAGO city codes: metro codes and the first two digits of 시군 codes use the old province
 # numbering, not 법정동 sido codes.
-_TAGO_PREFIX_TO_SIDO = {
+TAGO_PREFIX_TO_SIDO = {
     "12": "36", "21": "26", "22": "27", "23": "28", "24": "29", "25": "30", "26": "31", "39": "50",
     "31": "41", "32": "51", "33": "43", "34": "44", "35": "52", "36": "46", "37": "47", "38": "48",
 }  # fmt: skip
@@ -123,7 +123,7 @@ _TAGO_PREFIX_TO_SIDO = {
 
 @lru_cache(maxsize=1)
 def _tago_index() -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
-    from kopa_bench.world.refdata import table_rows
+    from kopa_bench.refdata import table_rows
 
     by_part: dict[str, list[tuple[str, str]]] = {}
     metro: dict[str, str] = {}
@@ -132,7 +132,7 @@ def _tago_index() -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
         for part in name.split("/"):  # "대전광역시/계룡시", "원주시/횡성군"
             by_part.setdefault(part, []).append((code, name))
         if len(code) == 2:
-            metro[_TAGO_PREFIX_TO_SIDO[code]] = code
+            metro[TAGO_PREFIX_TO_SIDO[code]] = code
     return by_part, metro
 
 
@@ -156,7 +156,7 @@ def _city_to_tago_code(value: Any, sido: str | None = None) -> str:
     for name in [text, *tokens[1:]]:
         cands = by_part.get(name, [])
         if want_sido:
-            cands = [c for c in cands if _TAGO_PREFIX_TO_SIDO[c[0][:2]] == want_sido]
+            cands = [c for c in cands if TAGO_PREFIX_TO_SIDO[c[0][:2]] == want_sido]
         exact = [c for c in cands if c[1] == name]  # "계룡시" row beats "대전광역시/계룡시"
         cands = exact or cands
         if len(cands) == 1:

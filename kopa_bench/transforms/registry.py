@@ -1,6 +1,5 @@
 """The transform registry: one named, documented function per value conversion."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -15,16 +14,9 @@ KINDS = frozenset(
 
 @dataclass(frozen=True)
 class Transform:
-    """One named transform.
-
-    Attributes:
-        name: Registry key, e.g. ``"lawd_cd"``.
-        description: One line for humans and for LLM-facing tool docs.
-        input_kind: Kind of the value it takes (one of :data:`KINDS`).
-        output_kind: Kind of what it returns.
-        func: ``func(value, **params)``.
-        params: Names of the keyword arguments it accepts (``apply_transform`` checks them).
-    """
+    """One named transform (``name`` e.g. ``"lawd_cd"``): ``func(value, **params)`` from a value of
+    ``input_kind`` to one of ``output_kind`` (both in :data:`KINDS`); ``description`` is one line
+    for humans and LLM-facing tool docs; ``params`` the keyword arguments ``apply_transform`` allows."""
 
     name: str
     description: str
@@ -73,20 +65,10 @@ def transform_names() -> list[str]:
 
 
 def apply_transform(name: str, value: Any, **kwargs: Any) -> Any:
-    """Apply the transform called ``name`` to ``value``.
+    """Apply the transform ``name`` (a key of :data:`TRANSFORMS`) to ``value`` with its parameters.
 
-    Args:
-        name: A key of :data:`TRANSFORMS`.
-        value: The input value (usually a string taken from an API record).
-        **kwargs: The transform's parameters (see ``TRANSFORMS[name].params``).
-
-    Returns:
-        The transformed value.
-
-    Raises:
-        KeyError: If ``name`` is unknown; the message lists the valid names.
-        TypeError: If a keyword argument is not one of the transform's parameters.
-        ValueError: If the value cannot be transformed (the message says why).
+    An unknown name is a KeyError listing the valid ones, an unknown parameter a TypeError, and a
+    value the transform cannot handle a ValueError saying why.
     """
     try:
         t = TRANSFORMS[name]
@@ -99,4 +81,3 @@ def apply_transform(name: str, value: Any, **kwargs: Any) -> Any:
             f"it accepts {list(t.params) or 'no arguments'}"
         )
     return t.func(value, **kwargs)
-

@@ -2,7 +2,6 @@
 clock and vendored real reference tables."""
 
 from .build import DEFAULT_SEED, build_world_file, content_hash
-from .clock import WorldClock
 from .store import World, get_world
 
-__all__ = ["DEFAULT_SEED", "World", "WorldClock", "build_world_file", "content_hash", "get_world"]
+__all__ = ["DEFAULT_SEED", "World", "build_world_file", "content_hash", "get_world"]

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import duckdb
 import pyarrow as pa
 
-from .clock import WorldClock
+from ..clock import WorldClock
 
 log = logging.getLogger(__name__)
 
@@ -130,42 +130,41 @@ def content_hash(tables: dict[str, pa.Table]) -> str:
     return h.hexdigest()
 
 
-def source_fingerprint() -> str:
-    """Changes when any generator or vendored table changes, so caches rebuild themselves."""
-    from . import gen, refdata
+def build_sources() -> list[Path]:
+    """The files the world file is made from: this module, the generators, the vendored tables
+    and the modules generators import (tests/test_layers.py checks that nothing is missing)."""
+    root = Path(__file__).resolve().parents[1]  # kopa_bench/
+    files = [Path(__file__).resolve(), root / "clock.py", root / "geo.py"]
+    for folder in ("world/gen", "refdata", "transforms"):
+        files += sorted(p for p in (root / folder).iterdir() if p.is_file() and p.suffix in {".py", ".csv", ".gz"})
+    return files
 
+
+def source_fingerprint() -> str:
+    """Changes when any file the world is made from changes, so caches rebuild themselves."""
+    root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256(WORLD_VERSION.encode())
-    for pkg in (gen, refdata):
-        for p in sorted(Path(pkg.__path__[0]).iterdir()):
-            if p.is_file() and p.suffix in {".py", ".csv", ".gz"}:
-                h.update(p.name.encode())
-                h.update(p.read_bytes())
+    for p in build_sources():
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
-# Byte-identical files (issue 2). Measured with duckdb 2.0.0 by `cmp -l` of two files written
-# from the same Arrow tables: equal data is not enough, three things differ.
-#  1. Parallel CREATE TABLE AS lays rows out differently (7.9 M bytes differ) -> threads=1.
-#  2. DuckDB writes blocks whose unused tails and gaps were never initialised, so ~4,200 bytes
-#     of stale heap memory (and the block checksums over them) differ even with threads=1, in a
-#     fresh process and through COPY FROM DATABASE alike. DuckDB has no setting to zero them,
-#     but its bundled jemalloc does: DUCKDB_JE_MALLOC_CONF=zero:true makes every allocation
-#     zero-filled. jemalloc reads it once when the library loads, so the file is written by a
-#     child process started with it (this process has imported duckdb already).
+# Byte-identical files: equal data is not enough, three things differ between two writes.
+#  1. Parallel CREATE TABLE AS lays rows out differently -> threads=1.
+#  2. Unused tails and gaps of blocks are never initialised, so stale heap memory (and the block
+#     checksums over it) differs. DuckDB cannot zero them, its bundled jemalloc can:
+#     DUCKDB_JE_MALLOC_CONF=zero:true, read once when the library loads, so a child process
+#     started with it writes the file (this process has imported duckdb already).
 #  3. The main header holds a random 16-byte database identifier (offset 124) and a checksum
-#     over the header (offset 0); a stale copy can sit in a database header (see
-#     stamp_database_identifier). We replace the identifier with bytes derived from the world's
-#     metadata and recompute the checksums, after checking that the stored checksum matches our
-#     implementation of DuckDB's, so an unknown header layout is left alone. The identifier
-#     only ties a WAL file to its database (none is left: the world is checkpointed and opened
-#     read-only), and DuckDB verifies the header checksum on open, which the build then does.
-#  The catalog also records the database's name, which is the file stem unless the file is
-#  ATTACHed under a fixed alias, as the writer does.
-# Verified on Linux with duckdb 2.0.0 and 2.0.1 (whole world twice, and each table written
-# three times in one process). duckdb 1.1.3 and 1.5.6 also vary the number of blocks a
-# checkpoint uses from run to run, which nothing here fixes: pyproject asks for duckdb>=2.0.
-# Where DuckDB is built without jemalloc (macOS, Windows wheels) point 2 stays and only the
-# content hash is reproducible.
+#     over the header (offset 0); a stale copy can sit in a database header. We replace the
+#     identifier with bytes derived from the world's metadata and recompute the checksums (see
+#     stamp_database_identifier). The identifier only ties a WAL file to its database (none is
+#     left: the world is checkpointed and opened read-only); DuckDB verifies the header checksum
+#     on open, which the build then does.
+#  The catalog also records the database's name, the file stem unless ATTACHed under a fixed alias.
+# DuckDB before 2.0 also varies the number of blocks a checkpoint uses (pyproject asks for
+# duckdb>=2.0); without jemalloc (macOS, Windows wheels) only the content hash is reproducible.
 _MALLOC_ENV = "DUCKDB_JE_MALLOC_CONF"
 _HEADER_SIZE = 4096
 _DB_ID = slice(124, 140)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import duckdb
 from cachetools import LRUCache
 from filelock import FileLock
 
+from ..clock import WorldClock
 from ..settings import get_settings
+from .answers import handler
 from .build import DEFAULT_SEED, build_world_file, cache_dir, source_fingerprint
-from .clock import WorldClock
 from .plans import QueryPlanner
 
 
@@ -39,7 +39,6 @@ class World:
         self.meta = meta
         self.content_hash = meta.get("content_hash", "")
         self.clock = clock or WorldClock()
-        self._handlers: dict[str, Callable] = {}
         self._memo: LRUCache = LRUCache(maxsize=self.MEMO_SIZE)
         self._memo_lock = threading.Lock()
         self.planner = QueryPlanner(self)
@@ -64,14 +63,6 @@ class World:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row)) for row in cur.fetchall()]
 
-    def handler(self, spec: str) -> Callable:
-        fn = self._handlers.get(spec)
-        if fn is None:
-            module, _, attr = spec.partition(":")
-            fn = getattr(importlib.import_module(module), attr)
-            self._handlers[spec] = fn
-        return fn
-
     def rows_for(self, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], int]:
         """The records an operation returns for validated params, paged; plus the total count.
 
@@ -91,7 +82,7 @@ class World:
     def answer(self, op, params: dict[str, Any], offset: int = 0, limit: int | None = None) -> tuple[list[dict[str, Any]], int]:
         """`rows_for` without the memo: a handler's answer, or the operation's SQL."""
         if op.handler:
-            rows = self.handler(op.handler)(self, params)
+            rows = handler(op.handler)(self, params)
             end = None if limit is None else offset + limit
             return rows[offset:end], len(rows)
         return self.planner.rows(op, params, offset, limit)

@@ -67,7 +67,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         from kopa_bench.runner.run_config import RunConfig
         from kopa_bench.scoring import score_episode
         from kopa_bench.tasks import compute_answer, execute_program
-        from kopa_bench.world.clock import KST, WorldClock
+        from kopa_bench.clock import KST, WorldClock
 
         try:
             backend, owned = await get_backend(spec, task, gold_client)

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...geo import wgs84_to_tm
-from ..refdata import table_rows
+from ...refdata import table_rows
 
 DEPENDS = ["regions"]
 DAYS = 92
@@ -111,7 +111,7 @@ def _measurements(ctx, stations: list[dict]) -> pa.Table:
     mask = pa.array(flagged.ravel())
 
     def fmt(arr, spec):
-        # pyarrow casts 10x faster than numpy string formatting; decimals via rounding.
+        # pyarrow casts numbers to text faster than numpy string formatting; decimals via rounding.
         digits = int(spec[2]) if spec.startswith("%.") else 0
         flat = np.round(np.asarray(arr, dtype=float).ravel(), digits)
         col = pa.array(flat.astype(int) if digits == 0 else flat).cast(pa.string())

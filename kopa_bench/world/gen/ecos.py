@@ -15,7 +15,7 @@ from datetime import date, timedelta
 import numpy as np
 import pyarrow as pa
 
-from ..refdata import table_rows
+from ...refdata import table_rows
 
 DEPENDS: list[str] = []
 START = date(2020, 1, 1)

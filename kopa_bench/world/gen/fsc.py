@@ -16,8 +16,8 @@ from datetime import date, datetime, time, timedelta
 import numpy as np
 import pyarrow as pa
 
-from ..clock import KST
-from ..refdata import table_rows
+from ...clock import KST
+from ...refdata import table_rows
 
 DAYS_BACK = 185
 

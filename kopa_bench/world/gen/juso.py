@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ...geo import UTMK_PROJ, _WGS84, _transformer
+from ...geo import wgs84_to_utmk_arrays
 
 DEPENDS = ["regions", "neis"]
 
@@ -194,7 +194,7 @@ def generate(ctx) -> dict:
             roads[road] = f"{p['lawd_cd']}{serial[0]:07d}"
         add(p, road, roads[road], int(num), 0, sch["SCHUL_NM"], False, g=srng)
 
-    x, y = _transformer(_WGS84, UTMK_PROJ).transform(np.array(rows["lon"]), np.array(rows["lat"]))
+    x, y = wgs84_to_utmk_arrays(np.array(rows["lat"]), np.array(rows["lon"]))
     table = pa.table({k: pa.array(v) for k, v in rows.items()})
     table = table.append_column("entX", pa.array([f"{v:.10f}" for v in x]))
     table = table.append_column("entY", pa.array([f"{v:.10f}" for v in y]))

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 import pyarrow as pa
 
-from ..refdata import table_rows
+from ...refdata import table_rows
 
 DEPENDS: list[str] = []
 

@@ -78,8 +78,6 @@ def _default_k(name: str) -> float:
     return {"군": 45.0, "시": 150.0, "구": 220.0}.get(last[-1:], 150.0)
 
 
-
-
 def generate(ctx) -> dict:
     rng = np.random.default_rng(int(ctx.rng("kosis").random() * 2**32))
     legal = ctx.rows("legal_dong")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..clock import shift_months
+from ...clock import shift_months
 
 DEPENDS = ["regions"]
 MONTHS = 25  # the current month and the 24 before it
@@ -106,7 +106,6 @@ def _complexes(ctx, places: list[dict]) -> list[dict]:
 
 
 def _fmt_manwon(values: np.ndarray, pad: bool) -> list[str]:
-    # A few hundred thousand short strings: a comprehension is fast enough here (~0.1 s).
     return [f"{v:>9,}" if pad else f"{v:,}" for v in values.tolist()]
 
 

@@ -9,7 +9,7 @@ map and chains like dong -> TM coordinates -> nearest station always work.
 from __future__ import annotations
 
 from ...transforms.regions import SIDO
-from ..refdata import table_rows
+from ...refdata import table_rows
 
 SIDO_SHORT = {full: short for _, full, short, _ in SIDO}
 

@@ -1,21 +1,16 @@
-"""Seoul Open Data: subway stations (real realtime ids/names), timetables, realtime arrivals, 따릉이.
+"""Seoul Open Data: subway stations (real realtime ids/names) and 따릉이.
 
 - `seoul_stations`: one row per (station, line) of the vendored realtime station list, with a
   4-digit STATION_CD and FR_CODE for the 8088 services; STATION_NM is the realtime name except
   서울 -> 서울역 (the real 8088 quirk);
-- timetables (SearchSTNTimeTableByIDService) and realtime arrivals (realtimeStationArrival) are
-  computed on demand from ONE schedule model per line (origin departures by headway, 2 min per
-  station), so an arrival "3분 후" matches a LEFTTIME in the timetable;
+  the private columns (`_subway_id`, `_idx` ...) carry the line order that the timetables and
+  realtime arrivals are answered from (world/answers/seoul.py);
 - `seoul_bikes`: ~2,000 따릉이 stations around real Seoul dongs, a snapshot at the world clock.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-from datetime import datetime, timedelta
-
-from ..refdata import table_rows
+from ...refdata import table_rows
 from ._romanize_ko import romanize_title
 
 DEPENDS = ["regions"]
@@ -33,7 +28,6 @@ def _line_label(line_name: str) -> str:
     return LINE_LABEL.get(line_name, line_name)
 
 
-@functools.lru_cache(maxsize=1)
 def _stations() -> list[dict]:
     rows = sorted(table_rows("seoul_subway_stations"), key=lambda r: r["statn_id"])
     by_line: dict[str, list[dict]] = {}
@@ -92,150 +86,4 @@ def _bikes(ctx) -> list[dict]:
 
 
 def generate(ctx) -> dict:
-    return {"seoul_stations": [dict(s) for s in _stations()], "seoul_bikes": _bikes(ctx)}
-
-
-# ---- the schedule model (shared by the timetable and realtime handlers) ----------------------
-
-@functools.lru_cache(maxsize=1)
-def _lines() -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for s in _stations():
-        out.setdefault(s["_subway_id"], []).append(s)
-    return out
-
-
-def _headway(minute_of_day: int, week: str, sid: str) -> float:
-    h = minute_of_day / 60
-    if week == "1":
-        hw = 3.0 if (7 <= h < 9.5 or 18 <= h < 20) else 6.0 if h < 22 else 8.0
-        if sid == "1002":
-            hw *= 0.8
-    elif week == "2":
-        hw = 6.0 if 8 <= h < 21 else 9.0
-    else:
-        hw = 7.0 if 9 <= h < 21 else 10.0
-    if int(sid) > 1009:
-        hw *= 2.0
-    return hw
-
-
-@functools.lru_cache(maxsize=512)
-def _departures(sid: str, week: str, up: bool) -> list[tuple[int, int]]:
-    """[(train number, origin departure in seconds after midnight)] for a line/day/direction."""
-    first = 5 * 3600 + 30 * 60 + (int(sid) % 7) * 60 + (0 if up else 120)
-    last = 24 * 3600 + (int(sid) % 5) * 60
-    out, t, k = [], first, 0
-    while t <= last:
-        out.append((k, t))
-        t += int(_headway(t // 60, week, sid) * 60)
-        k += 1
-    return out
-
-
-def _hms(sec: int) -> str:
-    return f"{sec // 3600:02d}:{sec % 3600 // 60:02d}:{sec % 60:02d}"
-
-
-def _train_no(sid: str, k: int, up: bool) -> str:
-    n = int(sid) - 1000
-    digit = n if 1 <= n <= 9 else 0
-    return f"{digit}{(2 * k + (0 if up else 1)) % 1000:03d}"
-
-
-def _passes(station: dict, week: str, up: bool):
-    """Yield (train no, arrival sec, departure sec, origin, dest) of trains through a station."""
-    line = _lines()[station["_subway_id"]]
-    n, i = len(line), station["_idx"]
-    origin, dest = (line[-1], line[0]) if up else (line[0], line[-1])
-    hops = (n - 1 - i) if up else i
-    for k, t0 in _departures(station["_subway_id"], week, up):
-        dep = t0 + hops * 120
-        arr = dep - 30 if hops else 0
-        yield _train_no(station["_subway_id"], k, up), arr, dep, origin, dest, hops
-
-
-def station_timetable(world, params) -> list[dict]:
-    code, week, inout = params.get("STATION_CD"), str(params.get("WEEK_TAG")), str(params.get("INOUT_TAG"))
-    if week not in ("1", "2", "3") or inout not in ("1", "2"):
-        return []
-    st = next((s for s in _stations() if s["STATION_CD"] == str(code)), None)
-    if st is None:
-        return []
-    up = inout == "1"
-    out = []
-    for tno, arr, dep, origin, dest, hops in _passes(st, week, up):
-        if dest is st:
-            continue  # terminating trains do not leave
-        out.append({"LINE_NUM": st["LINE_NUM"], "FR_CODE": st["FR_CODE"], "STATION_CD": st["STATION_CD"],
-                    "STATION_NM": st["STATION_NM"], "TRAIN_NO": tno, "ARRIVETIME": _hms(arr) if hops else "00:00:00",
-                    "LEFTTIME": _hms(dep), "ORIGINSTATION": origin["STATION_CD"], "DESTSTATION": dest["STATION_CD"],
-                    "SUBWAYSNAME": origin["STATION_NM"], "SUBWAYENAME": dest["STATION_NM"], "WEEK_TAG": week,
-                    "INOUT_TAG": inout, "FL_FLAG": "", "EXPRESS_YN": "G", "BRANCH_LINE": ""})
-    return out
-
-
-def _week_tag(now: datetime) -> str:
-    holidays = {h["date"] for h in table_rows("holidays") if h["is_holiday"] == "Y"}
-    d = now.date()
-    if d.weekday() == 6 or d in holidays:
-        return "3"
-    return "2" if d.weekday() == 5 else "1"
-
-
-def realtime_arrivals(world, params) -> list[dict]:
-    name = str(params.get("statnNm") or "").strip()
-    if name.endswith("역") and name != "서울역" and name not in {s["_rt_name"] for s in _stations()}:
-        name = name[:-1]
-    if name == "서울역":
-        name = "서울"
-    here = [s for s in _stations() if s["_rt_name"] == name]
-    if not here:
-        return []
-    now = world.clock.now()
-    now_s = now.hour * 3600 + now.minute * 60 + now.second
-    week = _week_tag(now)
-    subway_list = ",".join(s["_subway_id"] for s in here)
-    statn_list = ",".join(s["_statn_id"] for s in here)
-    out = []
-    for st in here:
-        line = _lines()[st["_subway_id"]]
-        i = st["_idx"]
-        for up in (True, False):
-            updn = ("내선" if up else "외선") if st["_subway_id"] == "1002" else ("상행" if up else "하행")
-            nxt = line[i - 1] if up and i > 0 else line[i + 1] if not up and i + 1 < len(line) else None
-            prv = line[i + 1] if up and i + 1 < len(line) else line[i - 1] if not up and i > 0 else None
-            if nxt is None:
-                continue  # terminal in this direction: trains end here
-            found = 0
-            for tno, arr, dep, origin, dest, hops in _passes(st, week, up):
-                eta = (arr if hops else dep) - now_s
-                if eta < 0:
-                    continue
-                found += 1
-                away = max(0, math.ceil(eta / 120))
-                pos = line[min(len(line) - 1, i + away)] if up else line[max(0, i - away)]
-                if eta < 30:
-                    cd, msg2 = "0", f"{st['_rt_name']} 진입"
-                elif eta < 90:
-                    cd, msg2 = "5", "전역 도착"
-                elif eta < 150:
-                    cd, msg2 = "3", "전역 출발"
-                else:
-                    cd, msg2 = "99", f"{round(eta / 60)}분 후 ({pos['_rt_name']})"
-                recv = now - timedelta(seconds=(int(tno) * 7) % 40)
-                out.append({
-                    "subwayId": st["_subway_id"], "subwayNm": None, "updnLine": updn,
-                    "trainLineNm": f"{dest['_rt_name']}행 - {nxt['_rt_name']}방면",
-                    "statnFid": prv["_statn_id"] if prv else "", "statnTid": nxt["_statn_id"],
-                    "statnId": st["_statn_id"], "statnNm": st["_rt_name"], "trnsitCo": str(len(here)),
-                    "ordkey": f"{0 if up else 1}{found}{away:03d}{dest['_rt_name']}0",
-                    "subwayList": subway_list, "statnList": statn_list, "btrainSttus": "일반",
-                    "barvlDt": str(eta), "btrainNo": tno, "bstatnId": dest["_statn_id"], "bstatnNm": dest["_rt_name"],
-                    "recptnDt": recv.strftime("%Y-%m-%d %H:%M:%S"), "arvlMsg2": msg2,
-                    "arvlMsg3": pos["_rt_name"] if cd == "99" else (prv["_rt_name"] if prv and cd in ("3", "5") else st["_rt_name"]),
-                    "arvlCd": cd, "lstcarAt": "0",
-                })
-                if found == 2:
-                    break
-    return out
+    return {"seoul_stations": _stations(), "seoul_bikes": _bikes(ctx)}

@@ -9,28 +9,21 @@ city prefixes (DJB 대전, BSB 부산, GGB 경기, CAB 천안, CWB 창원, GYB �
 
 Routes are walks through nearby sites: the first routes cover every site (a nearest-neighbour
 tour cut into overlapping pieces), then extra random routes; each route lists its up stops
-(updowncd 0) then its down stops back (updowncd 1), nodeord 1..N. Arrivals are computed by
-`arrivals(world, params)` from the world clock: buses leave the first stop every headway
-between the first and last departure, take a fixed time per stop, and the stop lists the next
-(at most two) running buses per route with arrtime in seconds and arrprevstationcnt.
+(updowncd 0) then its down stops back (updowncd 1), nodeord 1..N. Arrivals are answered per
+request from the world clock (world/answers/tago.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-from datetime import datetime
 
 import pyarrow as pa
 
-from ..refdata import table_rows
+from ...refdata import table_rows
+from ...transforms.regions import TAGO_PREFIX_TO_SIDO
 
 DEPENDS = ["regions"]
 
-_PREFIX_TO_SIDO = {
-    "12": "36", "21": "26", "22": "27", "23": "28", "24": "29", "25": "30", "26": "31", "39": "50",
-    "31": "41", "32": "51", "33": "43", "34": "44", "35": "52", "36": "46", "37": "47", "38": "48",
-}  # fmt: skip
 _PROVINCE_ID = {"31": "GGB", "32": "GWB", "33": "CBB", "34": "CNB", "35": "JBB", "36": "JNB", "37": "GBB", "38": "GYB"}
 _CITY_ID = {
     "12": "SJB", "21": "BSB", "22": "DGB", "23": "ICB", "24": "GJB", "25": "DJB", "26": "USB", "39": "JEB",
@@ -40,18 +33,14 @@ _CITY_ID = {
 _SUFFIXES = ("행정복지센터", "입구", "사거리", "삼거리", "시장", "초등학교", "우체국", "주민센터", "중학교", "보건지소", "농협", "공원")
 
 
-def _h(*key) -> int:
-    return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "big")
-
-
 def _city_places(places: list[dict], code: str, name: str) -> list[dict]:
     out = []
     for part in name.split("/"):
         if part.endswith(("특별시", "광역시", "도")) or len(code) == 2 and part == name.split("/")[0]:
-            sido = _PREFIX_TO_SIDO[code[:2]]
+            sido = TAGO_PREFIX_TO_SIDO[code[:2]]
             out += [p for p in places if p["region_cd"][:2] == sido]
         else:
-            sido = _PREFIX_TO_SIDO[code[:2]]
+            sido = TAGO_PREFIX_TO_SIDO[code[:2]]
             if part == "계룡시":
                 sido = "44"
             out += [p for p in places if p["region_cd"][:2] == sido and p["sgg_name"].replace(" ", "").startswith(part)]
@@ -186,46 +175,3 @@ def generate(ctx) -> dict:
         "tago_routes": pa.Table.from_pylist(routes),
         "tago_route_stops": pa.Table.from_pylist(route_stops),
     }
-
-
-# ---- arrivals (handler) ------------------------------------------------------------------
-
-def arrivals(world, params: dict) -> list[dict]:
-    """getSttnAcctoArvlPrearngeInfoList: running buses approaching `nodeId`, from the clock."""
-    city, node = params.get("cityCode"), params.get("nodeId")
-    if not city or not node:
-        return []
-    rows = world.sql(
-        "SELECT rs.routeid, rs.nodeord, rs.nodenm, r.routeno, r.routetp, r.startvehicletime, r.endvehicletime, "
-        "r.intervaltime, r.intervalsattime, r.intervalsuntime, r.stop_secs, r.n_stops "
-        "FROM tago_route_stops rs JOIN tago_routes r USING (routeid) "
-        "WHERE CAST(rs.citycode AS VARCHAR) = $city AND rs.nodeid = $node ORDER BY rs.routeid, rs.nodeord",
-        {"city": str(city).strip(), "node": str(node).strip()},
-    )
-    now: datetime = world.clock.now()
-    now_s = now.hour * 3600 + now.minute * 60 + now.second
-    wd = now.weekday()
-    out = []
-    for r in rows:
-        headway = 60 * (r["intervaltime"] if wd < 5 else r["intervalsattime"] if wd == 5 else r["intervalsuntime"])
-        first = int(r["startvehicletime"][:2]) * 3600 + int(r["startvehicletime"][2:]) * 60
-        last = int(r["endvehicletime"][:2]) * 3600 + int(r["endvehicletime"][2:]) * 60
-        tau, p = r["stop_secs"], r["nodeord"] - 1
-        found = []
-        k_max = (min(now_s, last) - first) // headway if now_s >= first else -1
-        k = k_max
-        while k >= 0 and len(found) < 2:
-            dep = first + k * headway
-            pos = (now_s - dep) // tau
-            if pos >= r["n_stops"]:
-                break
-            if pos >= p:
-                break  # this bus and every earlier one have passed the stop
-            found.append((k, dep + p * tau - now_s, p - pos))
-            k -= 1
-        for k, eta, cnt in sorted(found, key=lambda f: f[1]):
-            low = _h(r["routeid"], k, world.clock.today().isoformat()) % 10 < 4
-            out.append({"arrprevstationcnt": int(cnt), "arrtime": int(eta), "nodeid": str(node).strip(), "nodenm": r["nodenm"],
-                        "routeid": r["routeid"], "routeno": r["routeno"], "routetp": r["routetp"],
-                        "vehicletp": "저상버스" if low else "일반차량"})
-    return out

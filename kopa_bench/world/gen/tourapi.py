@@ -15,7 +15,7 @@ import json
 from datetime import date, timedelta
 
 from ...transforms import apply_transform
-from ..refdata import table_rows
+from ...refdata import table_rows
 
 DEPENDS = ["regions"]
 
@@ -226,10 +226,3 @@ def generate(ctx) -> dict:
         d = min(cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
         add(ctype, d, title, lat, lon)
     return {"tour_areas": area_rows, "tour_content": content, "tour_intro": intro}
-
-
-def detail_intro(world, params: dict) -> list[dict]:
-    """detailIntro2: the type-specific fields of one content id (empty when the type is wrong)."""
-    rows = world.sql("SELECT fields FROM tour_intro WHERE contentid = $cid AND contenttypeid = $ctype",
-                     {"cid": str(params.get("contentId") or ""), "ctype": str(params.get("contentTypeId") or "")})
-    return [json.loads(r["fields"]) for r in rows]

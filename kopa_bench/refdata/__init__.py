@@ -10,7 +10,7 @@ Column types are fixed per table instead of inferred: codes such as ``"01"`` (ho
 them as strings and a number would lose leading zeros or change how they compare.
 
 Example:
-    >>> from kopa_bench.world.refdata import load_table
+    >>> from kopa_bench.refdata import load_table
     >>> load_table("neis_offices").num_rows
     17
 """
@@ -61,18 +61,8 @@ def _check_name(name: str) -> None:
 
 
 def read_resource_bytes(file_name: str) -> bytes:
-    """Return the raw bytes of a file shipped in this package (gzip is undone).
-
-    Args:
-        file_name: A file name in this folder, e.g. ``"holidays.csv"`` or
-            ``"legal_dong_codes.csv.gz"``.
-
-    Returns:
-        The file content; ``.gz`` files are decompressed.
-
-    Raises:
-        FileNotFoundError: If the package does not ship that file.
-    """
+    """The bytes of a file shipped in this package, e.g. ``"legal_dong_codes.csv.gz"``, with
+    gzip undone; FileNotFoundError if the package does not ship it."""
     res = resources.files(__name__).joinpath(file_name)
     if not res.is_file():
         raise FileNotFoundError(
@@ -85,19 +75,9 @@ def read_resource_bytes(file_name: str) -> bytes:
 
 @lru_cache(maxsize=None)
 def load_table(name: str) -> pa.Table:
-    """Load one vendored reference table (cached; Tables are immutable, so sharing is safe).
-
-    Args:
-        name: One of :data:`TABLE_NAMES`, e.g. ``"legal_dong_codes"``.
-
-    Returns:
-        The table with fixed column types: code-like columns are strings, ``nx``/``ny``
-        int32, ``lat``/``lon`` float64 (null where the source is blank), ``holidays.date``
-        date32.
-
-    Raises:
-        KeyError: If ``name`` is not a known table; the message lists the valid names.
-    """
+    """One vendored reference table of :data:`TABLE_NAMES` with fixed column types: code-like
+    columns strings, ``nx``/``ny`` int32, ``lat``/``lon`` float64 (null where the source is
+    blank), ``holidays.date`` date32. Cached: Tables are immutable, so sharing is safe."""
     _check_name(name)
     file_name, types = _TABLES[name]
     raw = read_resource_bytes(file_name)
@@ -118,16 +98,6 @@ def _rows_cached(name: str) -> tuple[dict, ...]:
 
 
 def table_rows(name: str) -> list[dict]:
-    """Return a table as a list of row dicts (a fresh list of the cached rows).
-
-    Args:
-        name: One of :data:`TABLE_NAMES`.
-
-    Returns:
-        ``[{column: value, ...}, ...]``; do not mutate the dicts, they are shared.
-
-    Raises:
-        KeyError: If ``name`` is not a known table.
-    """
+    """A table as row dicts: a fresh list of the cached rows (do not mutate the dicts, they are shared)."""
     _check_name(name)
     return list(_rows_cached(name))

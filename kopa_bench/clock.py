@@ -27,19 +27,9 @@ _EXPECTED = "ISO 8601, e.g. 2026-11-30T09:00:00+09:00, 2026-11-30T09:00 (read as
 
 
 def parse_world_datetime(value: str | datetime | date, *, source: str = "value") -> datetime:
-    """Parse a world instant; naive values are read as KST, aware ones converted to KST.
-
-    Args:
-        value: ISO 8601 string, ``datetime`` or ``date`` (midnight KST).
-        source: Name used in the error message (e.g. ``"KOPA_WORLD_NOW"``).
-
-    Returns:
-        A timezone-aware ``datetime`` in KST.
-
-    Raises:
-        ValueError: If the string is not ISO 8601; the message names the bad value and the
-            expected format.
-    """
+    """An aware KST datetime from an ISO 8601 string, ``datetime`` or ``date`` (midnight KST);
+    naive values are read as KST. A ValueError names the bad value, its ``source`` (e.g.
+    ``"KOPA_WORLD_NOW"``) and the expected format."""
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date):
@@ -64,15 +54,8 @@ def shift_months(year: int, month: int, n: int) -> tuple[int, int]:
 
 
 class WorldClock:
-    """A frozen clock for one KOPA world.
-
-    Args:
-        now: The instant (ISO string, ``datetime`` or ``date``). ``None`` reads
-            ``KOPA_WORLD_NOW`` from the environment at construction time, falling back to
-            :data:`DEFAULT_WORLD_NOW` (2026-11-30 09:00 KST).
-
-    Raises:
-        ValueError: If ``now`` or ``KOPA_WORLD_NOW`` is not ISO 8601.
+    """A frozen clock for one KOPA world at ``now`` (ISO string, ``datetime`` or ``date``);
+    ``None`` reads ``KOPA_WORLD_NOW`` at construction time, else :data:`DEFAULT_WORLD_NOW`.
 
     Example:
         >>> c = WorldClock("2026-01-15T10:00")

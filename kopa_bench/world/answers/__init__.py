@@ -1,0 +1,41 @@
+"""World answers computed per request, one module per platform: the catalog operations whose
+spec names a `handler` instead of SQL. Each handler is `fn(world, params) -> rows`.
+
+Specs name handlers by the short names of HANDLERS (`handler: neis.meals`). Nothing the build
+runs uses them, so neither the world file nor its cache key depends on this package."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from . import juso, kma, kosis, neis, neis_timetable, seoul, tago, tourapi, vworld
+
+Handler = Callable[..., Sequence[dict]]
+
+HANDLERS: dict[str, Handler] = {
+    "juso.search": juso.search_rows,
+    "kma.ultra_srt_ncst": kma.get_ultra_srt_ncst,
+    "kma.ultra_srt_fcst": kma.get_ultra_srt_fcst,
+    "kma.vilage_fcst": kma.get_vilage_fcst,
+    "kosis.data": kosis.data_rows,
+    "neis.meals": neis.meals,
+    "neis.school_schedule": neis.school_schedule,
+    "neis.class_info": neis.class_info,
+    "neis.els_timetable": neis_timetable.els_timetable,
+    "neis.mis_timetable": neis_timetable.mis_timetable,
+    "neis.his_timetable": neis_timetable.his_timetable,
+    "neis.sps_timetable": neis_timetable.sps_timetable,
+    "seoul.station_timetable": seoul.station_timetable,
+    "seoul.realtime_arrivals": seoul.realtime_arrivals,
+    "tago.arrivals": tago.arrivals,
+    "tourapi.detail_intro": tourapi.detail_intro,
+    "vworld.geocode": vworld.geocode_rows,
+}
+
+
+def handler(name: str) -> Handler:
+    """The answer function a spec's `handler:` names."""
+    try:
+        return HANDLERS[name]
+    except KeyError:
+        raise KeyError(f"unknown world handler {name!r}; valid handlers: {', '.join(sorted(HANDLERS))}") from None
