@@ -50,9 +50,10 @@ class RunDirError(RuntimeError):
 
 
 # ---- the episodes file ------------------------------------------------------------------------
-def read_episodes(path: Path, *, repair: bool = False) -> list[Episode]:
+def read_episodes(path: Path, *, repair: bool = False, model: Any = Episode) -> list[Any]:
     """Episodes of an episodes.jsonl. An unterminated last line (a write cut by a kill) is
-    ignored, and cut off with repair=True; a bad complete line is corruption and raises."""
+    ignored, and cut off with repair=True; a bad complete line is corruption and raises.
+    `model` is the pydantic model of a line (BFCL runs write their own records)."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -62,7 +63,7 @@ def read_episodes(path: Path, *, repair: bool = False) -> list[Episode]:
         if not line.strip():
             continue
         try:
-            episodes.append(Episode.model_validate_json(line))
+            episodes.append(model.model_validate_json(line))
         except ValueError as exc:
             raise RunDirError(f"{path}: line {i + 1} is corrupt ({str(exc)[:120]}); "
                               "remove it by hand or start a new run directory") from None
