@@ -323,3 +323,14 @@ def test_bfcl_section_in_kopa_benchs_report(tmp_path):
     files = write_report([], tmp_path / "rep", extra_sections=(section,))
     text = files["report.md"].read_text()
     assert text.index("# KOPA-Bench report") < text.index("## BFCL v4") and "100.0% (4/240)" in text
+
+
+@pytest.mark.slow
+def test_the_small_real_model_runs_a_category_sample(tmp_path):
+    pytest.importorskip("llama_cpp")
+    res = run_bfcl("simple", "llamacpp:qwen2.5-coder-0.5b", tmp_path / "m", limit=2, concurrency=1,
+                   backend_kwargs={"n_threads": 1})
+    assert res.ran == 2 and res.run["config"]["mode"] == "fc"  # Qwen's chat template takes tools
+    _, results = read_run(tmp_path / "m")
+    assert all(r.stop_reason == "done" and r.turns[0][0].raw_text for r in results)
+    assert score_run(tmp_path / "m")["total_count"] == 2

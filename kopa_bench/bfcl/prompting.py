@@ -18,7 +18,6 @@ Either way the model's reply is read by the backend with KOPA's own parser
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any, Literal
 
 from kopa_bench.bfcl import compat
@@ -107,7 +106,3 @@ def result_messages(turn: Any, call_strings: list[str], results: list[str], mode
     bfcl = compat.load()
     text = bfcl.handler_utils.format_execution_results_prompting({}, results, {"model_responses_decoded": call_strings})
     return [{"role": "user", "content": text}]
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
