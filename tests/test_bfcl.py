@@ -256,6 +256,33 @@ def test_a_killed_run_resumes_without_losing_or_repeating_entries(tmp_path):
     assert again.ran == 0 and len(again.verdicts) == 10
 
 
+def test_kill_9_mid_run_then_resume(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "k9"
+    cmd = [sys.executable, "-m", "kopa_bench.cli", "bfcl", "run", "--model", "replay", "--category", "multi_turn_base",
+           "--limit", "40", "--concurrency", "1", "--out", str(out), "--no-progress"]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (out / RESULTS).exists() and (out / RESULTS).read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = (out / RESULTS).read_bytes().count(b"\n")
+    assert 3 <= before < 40
+    res = run_bfcl("multi_turn_base", "replay", out, limit=40)
+    assert res.ran == 40 - before and res.accuracy == 1.0
+    _, results = read_run(out)
+    assert sorted(r.id for r in results) == sorted(e.id for e in load_entries(resolve("multi_turn_base"), 40))
+
+
 def test_a_resumed_run_keeps_its_settings(tmp_path):
     run_bfcl("simple", "replay", tmp_path / "s", limit=2)
     with pytest.raises(RunDirError, match="different settings"):
