@@ -30,8 +30,7 @@ from kopa_bench.runner.batch import RunDirError
 from kopa_bench.runner.parsing import parse_assistant_output
 
 cli = CliRunner()
-# the whole category for the non-live ones (checking them all takes about a second); the first
-# entries elsewhere (live_simple 106 and 112, live_multiple 507, 862 and 964 have possible answers
+# the whole category for the non-live ones (they check fast); the first entries elsewhere (live_simple 106 and 112, live_multiple 507, 862 and 964 have possible answers
 # that BFCL's own checker rejects, so no replay can pass them)
 SAMPLES = {"simple_python": None, "multiple": None, "parallel": None, "parallel_multiple": None, "irrelevance": None,
            "multi_turn_base": 40, "live_simple": 40, "live_multiple": 40, "live_parallel": None,
