@@ -27,4 +27,13 @@ case ",${EXTRAS}," in
     ;;
 esac
 .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
+case ",${EXTRAS}," in
+  *,bfcl,*)
+    # bfcl-eval (BFCL's data and checkers) without its declared dependencies: they pin numpy, networkx and
+    # filelock below ours and pull every provider SDK; the `bfcl` extra above installed what it really imports.
+    # pip reports those unmet pins afterwards; they are expected (kopa_bench/bfcl/compat.py says why).
+    BFCL_REQ="$(.venv/bin/python -c 'import re; print(re.search(r"^bfcl-eval\s*=\s*\"([^\"]+)\"", open("pyproject.toml").read(), re.M).group(1))')"
+    .venv/bin/python -m pip install -q --no-deps "${BFCL_REQ}"
+    ;;
+esac
 echo "KOPA installed in .venv (extras: ${EXTRAS})"

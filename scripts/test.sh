@@ -2,7 +2,7 @@
 # Set up and run the default test suite (everything but @slow), then validate the benchmark data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh train,space,dev
+bash scripts/setup.sh train,space,dev,bfcl
 # The browser test drives Debian's chromium; install it when we may (root, apt available).
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \

@@ -22,7 +22,8 @@ def _register_optional() -> None:
     """Groups whose modules may pull heavier dependencies are added when importable."""
     import importlib
 
-    for module, name in (("bench_cmd", "bench"), ("data_cmd", "data"), ("edge_cmd", "edge"), ("perf_cmd", "perf")):
+    for module, name in (("bench_cmd", "bench"), ("data_cmd", "data"), ("edge_cmd", "edge"), ("perf_cmd", "perf"),
+                         ("bfcl_cmd", "bfcl")):
         try:
             mod = importlib.import_module(f"{__name__}.{module}")
         except ModuleNotFoundError as exc:

@@ -137,10 +137,17 @@ def recovery(run_dir: Path = typer.Argument(..., help="a `kopa bench run` direct
 @app.command("report")
 def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run directories"),
            out: Path = typer.Option(..., "--out", help="report folder (report.md + PNGs)"),
-           n_boot: int = typer.Option(1000)) -> None:
+           n_boot: int = typer.Option(1000),
+           bfcl: Optional[List[Path]] = typer.Option(None, "--bfcl", help="also a BFCL v4 section from these `kopa bfcl run` directories (the bfcl extra)")) -> None:
     """Markdown report + plots; a leaderboard across runs with CIs."""
     from kopa_bench.runner.gold_scoring import score_run
     from kopa_bench.scoring.report import summarize_scores, write_report
+
+    sections: tuple[str, ...] = ()
+    if bfcl:
+        from kopa_bench.cli.bfcl_cmd import report_section
+
+        sections = (report_section(bfcl, out),)
 
     runs = []
     for d in run_dirs:
@@ -149,7 +156,7 @@ def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run dire
         if any(label == r[0] for r in runs):
             label = f"{label} ({d.name})"
         runs.append((label, scores, summarize_scores(scores, n_boot=n_boot, gold_failures=failures)))
-    files = write_report(runs, out)
+    files = write_report(runs, out, extra_sections=sections)
     typer.echo("wrote " + ", ".join(str(p) for p in files.values()))
 
 

@@ -26,6 +26,7 @@ from filelock import FileLock, Timeout
 
 from kopa_bench.episodes.schema import Episode
 from kopa_bench.tasks.task_schema import Task, parse_tasks
+from pydantic import BaseModel
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +37,10 @@ class RunDirError(RuntimeError):
     """The run directory cannot be read or resumed as asked; the message says why and what to do."""
 
 
-def read_episodes(path: Path, *, repair: bool = False) -> list[Episode]:
+def read_episodes(path: Path, *, repair: bool = False, model: type[BaseModel] = Episode) -> list[Any]:
     """Episodes of an episodes.jsonl. An unterminated last line (a write cut by a kill) is
-    ignored, and cut off with repair=True; a bad complete line is corruption and raises."""
+    ignored, and cut off with repair=True; a bad complete line is corruption and raises.
+    `model` is the pydantic model of a line (BFCL runs write their own records)."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -48,7 +50,7 @@ def read_episodes(path: Path, *, repair: bool = False) -> list[Episode]:
         if not line.strip():
             continue
         try:
-            episodes.append(Episode.model_validate_json(line))
+            episodes.append(model.model_validate_json(line))
         except ValueError as exc:
             raise RunDirError(f"{path}: line {i + 1} is corrupt ({str(exc)[:120]}); "
                               "remove it by hand or start a new run directory") from None

@@ -118,10 +118,12 @@ def _bar_groups(ax, runs: list[tuple[str, dict]], key: str, title: str) -> None:
     ax.legend(fontsize=7)
 
 
-def write_report(runs: list[tuple[str, list[EpisodeScore], dict[str, Any]]], out_dir: str | Path) -> dict[str, Path]:
+def write_report(runs: list[tuple[str, list[EpisodeScore], dict[str, Any]]], out_dir: str | Path,
+                 *, extra_sections: tuple[str, ...] = ()) -> dict[str, Path]:
     """Write report.md and PNG plots for runs given as (label, scores, summary).
 
-    Returns the written files by name."""
+    `extra_sections` are markdown sections appended after the plots (e.g. the BFCL leaderboard,
+    which the CLI builds: scoring does not import kopa_bench.bfcl). Returns the written files by name."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,7 +178,8 @@ def write_report(runs: list[tuple[str, list[EpisodeScore], dict[str, Any]]], out
     files["error_types.png"] = out / "error_types.png"
 
     md = out / "report.md"
-    md.write_text(report_markdown(summaries, [n for n in files if n.endswith(".png")]), encoding="utf-8")
+    md.write_text(report_markdown(summaries, [n for n in files if n.endswith(".png")]) +
+                  "".join("\n" + sec for sec in extra_sections), encoding="utf-8")
     files["report.md"] = md
     return files
 

@@ -6,6 +6,7 @@ import os
 
 import gradio as gr
 
+from . import bfcl_board
 from .errors import explain
 from .graphs import bar_figure
 from .results import breakdown, discover, load_result, table
@@ -24,6 +25,7 @@ def build_leaderboard(folder: str, uploads: list | None):
     paths = list(discover(folder)) if folder else []
     for u in uploads or []:
         paths.append(getattr(u, "name", u))
+    paths = [p for p in paths if not bfcl_board.is_bfcl(p)]  # shown in the BFCL table below
     results, problems = [], []
     for p in paths:
         try:
@@ -43,6 +45,26 @@ def build_leaderboard(folder: str, uploads: list | None):
         msg += "\n\nSkipped:\n" + "\n".join(problems)
     return (gr.update(value=rows, headers=headers), msg,
             bar_figure(breakdown(results, "shape"), "shape"), bar_figure(breakdown(results, "domain"), "domain"))
+
+
+def build_bfcl_board(folder: str, uploads: list | None):
+    """The BFCL v4 table (BFCL score / leaderboard files in the same folder and uploads)."""
+    paths = list(bfcl_board.discover(folder)) if folder else []
+    paths += [getattr(u, "name", u) for u in uploads or [] if bfcl_board.is_bfcl(getattr(u, "name", u))]
+    rows = bfcl_board.collect(paths)
+    if not rows:
+        return (gr.update(value=[], headers=["model"]),
+                bfcl_board.NOTE + "\n\nNo BFCL results here: `kopa bfcl score RUN --json > results/bfcl-<model>-<category>.json` "
+                "or `kopa bfcl report RUNS... --out results/`.")
+    headers, table_rows = bfcl_board.table(rows)
+    return gr.update(value=table_rows, headers=headers), bfcl_board.NOTE
+
+
+def _safe_bfcl(folder, uploads):
+    try:
+        return build_bfcl_board(folder, uploads)
+    except Exception as exc:
+        return gr.update(value=[]), explain(exc)
 
 
 def _safe(folder, uploads):
@@ -66,3 +88,10 @@ def build_leaderboard_tab(demo: gr.Blocks) -> None:
     refresh.click(_safe, [folder, uploads], outs, api_name="leaderboard")
     uploads.change(_safe, [folder, uploads], outs, api_name=False)
     demo.load(_safe, [folder, uploads], outs, api_name=False)
+    gr.Markdown("### BFCL v4 — Berkeley Function Calling Leaderboard (not KOPA-Bench)")
+    bfcl_note = gr.Markdown(elem_id="kopa-bfcl-note")
+    bfcl_table = gr.Dataframe(interactive=False, wrap=True, elem_id="kopa-bfcl-leaderboard")
+    bfcl_outs = [bfcl_table, bfcl_note]
+    refresh.click(_safe_bfcl, [folder, uploads], bfcl_outs, api_name="bfcl_leaderboard")
+    uploads.change(_safe_bfcl, [folder, uploads], bfcl_outs, api_name=False)
+    demo.load(_safe_bfcl, [folder, uploads], bfcl_outs, api_name=False)
