@@ -7,13 +7,6 @@ import time. Honours GRADIO_SERVER_NAME / GRADIO_SERVER_PORT like any Gradio app
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-for p in (HERE, HERE.parent):  # kopa_space/ beside this file; the repo root when run from a checkout
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
 
 
 def main() -> None:

@@ -13,13 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from dataclasses import dataclass, field
 
-if __package__ in (None, ""):  # `python train/grpo.py`: make the repo root importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from trl import GRPOConfig, ModelConfig, TrlParser, get_peft_config  # noqa: E402
+from trl import GRPOConfig, ModelConfig, TrlParser, get_peft_config
 
 log = logging.getLogger(__name__)
 

@@ -10,14 +10,9 @@ gold program against the KOPA backend (train.prepare_data.to_sft).
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from dataclasses import dataclass, field
 
-if __package__ in (None, ""):  # `python train/sft.py`: make the repo root importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from trl import ModelConfig, SFTConfig, TrlParser, get_peft_config  # noqa: E402
+from trl import ModelConfig, SFTConfig, TrlParser, get_peft_config
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,9 @@ import logging
 
 import typer
 
-from .tools_cmd import call_cmd, tools_app
+from . import bench_cmd, bfcl_cmd, data_cmd, edge_cmd, perf_cmd
 from .sandbox_cmd import mcp_app, sandbox_app, world_app
+from .tools_cmd import call_cmd, tools_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="KOPA: Korean public open API agents — tools, sandbox, benchmark, EDGE data, training.")
@@ -16,25 +17,11 @@ app.command("call")(call_cmd)
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(world_app, name="world")
 app.add_typer(mcp_app, name="mcp")
-
-
-def _register_optional() -> None:
-    """Groups whose modules may pull heavier dependencies are added when importable."""
-    import importlib
-
-    for module, name in (("bench_cmd", "bench"), ("data_cmd", "data"), ("edge_cmd", "edge"), ("perf_cmd", "perf"),
-                         ("bfcl_cmd", "bfcl")):
-        try:
-            mod = importlib.import_module(f"{__name__}.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith(f"{__name__}."):
-                continue
-            raise
-        obj = getattr(mod, "app")
-        if isinstance(obj, typer.Typer):
-            app.add_typer(obj, name=name)
-        else:
-            app.command(name)(obj)
+app.add_typer(bench_cmd.app, name="bench")
+app.add_typer(data_cmd.app, name="data")
+app.add_typer(edge_cmd.app, name="edge")
+app.add_typer(bfcl_cmd.app, name="bfcl")
+app.command("perf")(perf_cmd.app)
 
 
 @app.callback()
@@ -45,5 +32,3 @@ def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="debug logg
                         format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
 
-
-_register_optional()

@@ -1,6 +1,6 @@
 """EDGE `sft` rows -> pre-tokenized SFT rows with an assistant-only loss mask, rendered as at eval time.
 
-Differences from prep_edge_sft.py (the first CPU run, whole-sequence loss):
+Differences from the first CPU run's whole-sequence-loss rows (train/results/cpu_sft_experiment.md):
 - decontaminated against the CURRENT KOPA-Bench dev and test tasks: task id, exact query, identical
   program (edge_synth.export.Decontaminator: same call signature, or query 4-gram containment >= 0.6);
   counts are printed and written to <out>/prep_stats.json
