@@ -12,7 +12,7 @@ from urllib.parse import quote, quote_from_bytes
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kopa_bench.catalog import get_catalog
@@ -178,6 +178,10 @@ def raw_http(sandbox_app, loop):
 @given(req=raw_request())
 def test_sandbox_never_500(req, raw_http, loop) -> None:
     method, url, body = req
-    r = loop.run_until_complete(raw_http.request(method, url, content=body))
+    try:
+        request = raw_http.build_request(method, url, content=body)
+    except httpx.InvalidURL:  # '//host'-like paths: no client can send them, so no server sees them
+        assume(False)
+    r = loop.run_until_complete(raw_http.send(request))
     assert r.status_code < 500, (method, url[:300], r.status_code, r.text[:300])
     assert r.status_code in (200, 400, 401, 403, 404, 405, 413, 429), (method, url[:300], r.status_code)

@@ -13,13 +13,13 @@ def test_every_spec_handler_is_registered_and_every_answer_used(catalog):
     assert named == set(HANDLERS)
 
 
-def test_unknown_handler_names_itself_and_the_valid_ones(world):
+def test_unknown_handler_names_itself_and_the_valid_ones():
     with pytest.raises(KeyError) as exc:
         handler("neis.lunch")
     assert "'neis.lunch'" in str(exc.value) and "neis.meals" in str(exc.value) and "vworld.geocode" in str(exc.value)
     with pytest.raises(KeyError, match="kopa_bench.world.gen.neis:meals"):
-        world.handler("kopa_bench.world.gen.neis:meals")  # the old module:function form is gone
-    assert world.handler("neis.meals") is HANDLERS["neis.meals"]
+        handler("kopa_bench.world.gen.neis:meals")  # the old module:function form is gone
+    assert handler("neis.meals") is HANDLERS["neis.meals"]
 
 
 def test_every_platform_names_a_known_protocol_family(catalog):
