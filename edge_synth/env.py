@@ -43,7 +43,7 @@ def make_client(backend: str = "sandbox", world=None, faults=None, catalog=None,
     if backend == "sandbox" and faults is None and workers:
         from kopa_bench.speedups import use_world_workers
 
-        use_world_workers(client, workers)
+        use_world_workers([client], workers, ordered=True)
     return client
 
 

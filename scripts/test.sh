@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up and run the default test suite (everything but @slow), then validate the benchmark data.
+# Set up, validate the benchmark data, then run the test suite in two passes: every test of a few
+# seconds to ~2 minutes first, then the few that take minutes (@slow). @model needs real weights.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh train,space,dev,bfcl
@@ -11,4 +12,5 @@ fi
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
 .venv/bin/kopa bench check-data --split test
 .venv/bin/kopa bench check-data --split dev
-.venv/bin/python -m pytest -q -n 2 -m "not slow" "$@"
+.venv/bin/python -m pytest -q -n 2 -m "not slow and not model" "$@"
+.venv/bin/python -m pytest -q -n 2 -m "slow and not model" "$@"

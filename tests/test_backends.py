@@ -399,7 +399,7 @@ def test_gguf_missing_parts_error_names_pip(monkeypatch):
         gguf_model.part_paths()
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_gguf_real_model_calls_tool(tmp_path_factory, monkeypatch):
     from kopa_bench.runner.backends import gguf_model
 
@@ -427,7 +427,7 @@ def test_llamacpp_spec_is_registered_and_rejects_unknown_models():
         make_backend("llamacpp:some-other-model")
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_llamacpp_backend_emits_a_parseable_tool_call():
     pytest.importorskip("llama_cpp")
     from kopa_bench.runner.backends import make_backend

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG_S
+
 from kopa_bench.episodes import EPISODES, RunDirError, read_episodes
 from kopa_bench.runner.benchmark import run_benchmark
 from kopa_bench.runner.run_config import RunConfig
@@ -85,7 +87,7 @@ def test_kill_9_then_resume(tasks, tmp_path, world, catalog) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, str(script), str(FIXTURE), str(out), str(world.path)], env=env, cwd=ROOT)
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + HANG_S
         while time.time() < deadline:
             path = out / EPISODES
             if path.exists() and path.read_bytes().count(b"\n") >= 3:

@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from tests.limits import HANG_S
+
 from kopa_bench.bfcl import compat
 
 if not compat.available():  # CI installs the extra (scripts/test.sh): there a missing package is a failure
@@ -267,7 +269,7 @@ def test_kill_9_mid_run_then_resume(tmp_path):
            "--limit", "40", "--concurrency", "1", "--out", str(out), "--no-progress"]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline and proc.poll() is None:
         if (out / RESULTS).exists() and (out / RESULTS).read_bytes().count(b"\n") >= 3:
             break
@@ -351,7 +353,7 @@ def test_bfcl_section_in_kopa_benchs_report(tmp_path):
     assert text.index("# KOPA-Bench report") < text.index("## BFCL v4") and "100.0% (4/240)" in text
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_the_small_real_model_runs_a_category_sample(tmp_path):
     pytest.importorskip("llama_cpp")
     res = run_bfcl("simple", "llamacpp:qwen2.5-coder-0.5b", tmp_path / "m", limit=2, concurrency=1,

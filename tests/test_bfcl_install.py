@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG_S
+
 from kopa_bench.bfcl import compat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +68,7 @@ def test_loading_bfcl_imports_no_provider_sdk_and_no_handler_table(tmp_path):
             "[load_entries(resolve(c)) for c in ('simple', 'multi_turn_base')]; "
             "print(json.dumps(sorted(m for m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_clean_env(tmp_path),
-                         cwd=tmp_path, timeout=120)
+                         cwd=tmp_path, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     mods = json.loads(out.stdout)
     assert not [m for m in mods if any(m == h or m.startswith(h + ".") for h in HEAVY)]
@@ -80,10 +82,10 @@ def test_one_category_runs_offline_from_the_console_script(tmp_path):
     env = _clean_env(tmp_path)
     out = subprocess.run([*kopa, "bfcl", "run", "--model", "replay", "--category", "multiple", "--limit", "12",
                           "--out", str(tmp_path / "run"), "--no-progress"], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=300)
+                         cwd=tmp_path, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     score = subprocess.run([*kopa, "bfcl", "score", str(tmp_path / "run"), "--json"], capture_output=True, text=True,
-                           env=env, cwd=tmp_path, timeout=300)
+                           env=env, cwd=tmp_path, timeout=HANG_S)
     assert score.returncode == 0, score.stderr
     record = json.loads(score.stdout)
     assert (record["category"], record["accuracy"], record["total_count"]) == ("multiple", 1.0, 12)

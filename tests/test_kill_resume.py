@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG_S
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "data" / "tasks_fixture.json"
 PY = sys.executable
@@ -29,7 +31,7 @@ def _kopa(*args: str) -> list[str]:
     return [PY, "-m", "kopa_bench.cli", *args]
 
 
-def _kill_when(proc: subprocess.Popen, ready, timeout: float = 180) -> None:
+def _kill_when(proc: subprocess.Popen, ready, timeout: float = HANG_S) -> None:
     try:
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -64,7 +66,7 @@ def test_kill_9_bench_run_then_resume(tmp_path, world) -> None:
     before = Counter((e.task_id, e.seed) for e in read_episodes(out / EPISODES))
     total = 3 * seeds
     assert 3 <= sum(before.values()) < total and set(before.values()) == {1}
-    done = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr[-2000:]
     eps = read_episodes(out / EPISODES)
     after = Counter((e.task_id, e.seed) for e in eps)
@@ -115,14 +117,14 @@ def test_kill_9_bench_run_with_world_workers_then_resume(tmp_path) -> None:
         return bool(workers) and _lines(out / EPISODES) >= 3
 
     _kill_when(proc, ready)
-    deadline = time.time() + 30
+    deadline = time.time() + HANG_S
     while not all(_gone(p) for p in workers) and time.time() < deadline:
         time.sleep(0.1)
     assert all(_gone(p) for p in workers), f"world workers {workers} outlived the killed run"
     before = Counter((e.task_id, e.seed) for e in read_episodes(out / EPISODES))
     total = 3 * seeds
     assert 3 <= sum(before.values()) < total and set(before.values()) == {1}
-    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr[-2000:]
     after = Counter((e.task_id, e.seed) for e in read_episodes(out / EPISODES))
     assert len(after) == total and set(after.values()) == {1}
@@ -131,13 +133,14 @@ def test_kill_9_bench_run_with_world_workers_then_resume(tmp_path) -> None:
     assert run["summary"]["world_workers"] == 1
 
 
+@pytest.mark.slow  # an EDGE verification and synthesis in subprocesses: minutes
 def test_kill_9_edge_synth_then_resume(tmp_path) -> None:
     edge = tmp_path / "edge"
     # a small verification (one coverage probe per arm, first record only, no decision phase): this test
     # is about synth
     r = subprocess.run(_kopa("edge", "verify", "--out", str(edge), "--iterations", "2", "--paths", "50",
                              "--min-probes", "1", "--record-tries", "1", "--decide-probes", "0"),
-                       env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+                       env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     if r.returncode != 0 or not (edge / "verified.json").exists():
         pytest.skip(f"`kopa edge verify` not ready: {r.stderr[-500:]}")
     per_shape = 200
@@ -147,7 +150,7 @@ def test_kill_9_edge_synth_then_resume(tmp_path) -> None:
     _kill_when(proc, lambda: (traj / "traj-00000.jsonl").exists())
     before = {json.loads(l)["id"] for p in traj.glob("traj-*.jsonl") for l in p.read_text(encoding="utf-8").splitlines()}
     assert before and not (traj / "synth_audit.json").exists()  # really killed mid-way
-    done = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(l) for p in sorted(traj.glob("traj-*.jsonl")) for l in p.read_text(encoding="utf-8").splitlines()]
     ids = Counter(r["id"] for r in rows)
@@ -162,7 +165,7 @@ def test_kill_9_edge_synth_then_resume(tmp_path) -> None:
     (clean).mkdir()
     (clean / "verified.json").write_bytes((edge / "verified.json").read_bytes())
     ref = subprocess.run(_kopa("edge", "synth", "--out", str(clean), "--per-shape", str(per_shape), "--dataset",
-                               str(tmp_path / "ds2")), env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+                               str(tmp_path / "ds2")), env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert ref.returncode == 0, ref.stderr[-2000:]
     clean_audit = json.loads((clean / "trajectories" / "synth_audit.json").read_text(encoding="utf-8"))
     assert audit["per_shape"] == clean_audit["per_shape"]
@@ -225,7 +228,7 @@ def test_cache_one_writer_many_readers(tmp_path) -> None:
     # readers run concurrently once no one writes
     readers = [subprocess.Popen([PY, "-c", READ_ALL, str(path), "20"], env=_env(), cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
-    outs = [p.communicate(timeout=120) for p in readers]
+    outs = [p.communicate(timeout=HANG_S) for p in readers]
     assert [p.returncode for p in readers] == [0, 0, 0], [o[1][-800:] for o in outs]
     assert [o[0].strip() for o in outs] == ["1000"] * 3
     # and the file is intact for the next writer (the killed holder left a stale lock file only)
@@ -250,6 +253,6 @@ WORLD_READER = textwrap.dedent("""
 def test_world_opens_read_only_in_many_processes(world) -> None:
     procs = [subprocess.Popen([PY, "-c", WORLD_READER, str(world.path)], env=_env(), cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
-    outs = [p.communicate(timeout=180) for p in procs]
+    outs = [p.communicate(timeout=HANG_S) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, [o[1][-800:] for o in outs]
     assert len({o[0].strip() for o in outs}) == 1 and world.content_hash in outs[0][0]

@@ -16,6 +16,8 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
+from tests.limits import HANG_S
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "data" / "tasks_fixture.json"
 KEY = "FAKEKEY-7f3a9c1e-SECRET+="  # "+" and "=" make the URL-encoded forms differ
@@ -85,7 +87,7 @@ def live_server(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, "-m", "kopa_bench.cli", "-v", "sandbox", "serve", "--port", str(port),
                              "--keys", KEY], env=env, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + HANG_S
         while True:
             try:
                 httpx.get(f"http://127.0.0.1:{port}/__kopa/health", timeout=1)
@@ -122,6 +124,7 @@ def _scan(root: Path) -> list[str]:
     return hits
 
 
+@pytest.mark.slow  # every artefact-writing command in subprocesses: minutes
 def test_key_never_written(tmp_path, live_server) -> None:
     port, server_log = live_server
     env = _env_with_key(tmp_path)
@@ -132,7 +135,7 @@ def test_key_never_written(tmp_path, live_server) -> None:
     def kopa(*args: str, log: str) -> subprocess.CompletedProcess:
         with open(tmp_path / log, "wb") as fh:
             r = subprocess.run([sys.executable, str(live), str(port), "-v", *args], env=env, cwd=ROOT,
-                               stdout=fh, stderr=subprocess.STDOUT, timeout=600)
+                               stdout=fh, stderr=subprocess.STDOUT, timeout=HANG_S)
         assert r.returncode == 0, (tmp_path / log).read_text(errors="replace")[-3000:]
         return r
 
@@ -154,7 +157,7 @@ def test_key_never_written(tmp_path, live_server) -> None:
     # the replay cache and the kopa-bench dataset builder, in one more process with a DEBUG log file
     cache = tmp_path / "cache.duckdb"
     r = subprocess.run([sys.executable, "-c", CACHE_AND_DATASET, str(port), str(cache), str(tmp_path / "cache.log"),
-                        str(tmp_path / "dataset")], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+                        str(tmp_path / "dataset")], env=env, cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-3000:]
     import duckdb
 
@@ -255,7 +258,7 @@ def test_path_key_with_reserved_characters_over_uvicorn(world, catalog) -> None:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        deadline = time.time() + 30
+        deadline = time.time() + HANG_S
         while not server.started:
             assert time.time() < deadline and thread.is_alive(), "uvicorn did not start"
             time.sleep(0.05)

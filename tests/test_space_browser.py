@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG_S
+
 from tests.test_space_helpers import ROOT, running_space
 
 CHROMIUM = "/usr/bin/chromium"
@@ -70,7 +72,7 @@ def test_trace_shows_tool_calls_and_final_answer(browser, tmp_path):
                  or browser.find_element(By.CSS_SELECTOR, "#kopa-task input").get_attribute("value"), what="the task picker")
         run.click()
         trace = browser.find_element(By.ID, "kopa-trace")
-        wait_for(lambda: "success" in browser.find_element(By.ID, "kopa-score").text, timeout=90, what="the score")
+        wait_for(lambda: "success" in browser.find_element(By.ID, "kopa-score").text, timeout=HANG_S, what="the score")
         text = trace.text
         for tool in ("airkorea_getTMStdrCrdnt", "airkorea_getNearbyMsrstnList", "airkorea_getMsrstnAcctoRltmMesureDnsty"):
             assert tool in text

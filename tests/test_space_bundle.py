@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.limits import HANG_S
 from packaging.requirements import Requirement
 
 from builders.space_bundle import SpaceBuildError, build, build_wheel, plan_files, publish_space
@@ -102,7 +104,7 @@ def test_bundled_app_imports_its_own_copy_of_the_library(bundle):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = ("import app, kopa_bench, kopa_space; from kopa_bench.tasks import load_tasks; "
             "print(kopa_bench.__file__); print(kopa_space.__file__); print(len(load_tasks('dev')))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lib, space, n_dev = proc.stdout.split()
     assert lib.startswith(str(out)) and space.startswith(str(out)) and int(n_dev) >= 1

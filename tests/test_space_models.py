@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+from tests.limits import HANG_S
+
 gradio_client = pytest.importorskip("gradio_client")
 
 from tests.test_space_helpers import TASKS, free_port, running_space  # noqa: E402
@@ -195,14 +197,14 @@ def test_folder_that_fails_to_load_is_explained(space_url, tmp_path):
 DEV_TASK = "kopa-dev-district-003"  # reduction, 2 gold calls: the shortest kind of episode
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_small_real_model_streams_tool_calls_on_a_dev_task():
     """One dev task with qwen2.5-coder-0.5b on llama.cpp through the Space API (~1-3 min on CPU)."""
     pytest.importorskip("llama_cpp")
     from kopa_bench.runner.backends.gguf_model import part_paths
 
     part_paths()  # ModelPartsMissing names the pip command when the model parts are absent
-    with running_space(timeout=300, KOPA_SPACE_TASKS="") as url:
+    with running_space(timeout=HANG_S, KOPA_SPACE_TASKS="") as url:
         client = gradio_client.Client(url, verbose=False)
         t0 = time.perf_counter()
         job = client.submit("benchmark task", DEV_TASK, "", [], "gguf", "", "", "sandbox", "", 4, api_name="/run_agent")

@@ -171,8 +171,7 @@ def _edge_layout_dataset(out: Path) -> Path:
     return out
 
 
-# in the default run: 16 s for both cases on a quiet 2-core box (measured); starved behind a running
-# CPU GRPO job it took 30 min, so do not run the suite next to one
+@pytest.mark.slow  # a GRPO step on CPU per recipe: minutes on a busy box, so the second CI pass runs it
 @pytest.mark.parametrize("recipe,model", [("qwen3.5-4b/grpo.yaml", "tiny:qwen3_5"),
                                           ("qwen3.5-9b/grpo.yaml", "tiny:qwen3_5_vl")])
 def test_qwen35_recipe_runs_grpo_on_cpu(recipe, model, tmp_path, kopa_cache, monkeypatch):

@@ -45,7 +45,7 @@ def test_worker_answers_equal_the_callers(world, catalog):
     calls = _calls(catalog)
     plain = asyncio.run(_call_all(KopaClient(world=world, max_retries=0), calls, told_first=False))
     client = KopaClient(world=world, max_retries=0)
-    assert use_world_workers(client, 1)
+    assert use_world_workers([client], 1, ordered=True)
     transport = client.transport
     pooled = asyncio.run(_call_all(client, calls, told_first=True))
     assert _comparable(pooled) == _comparable(plain)
@@ -58,22 +58,22 @@ def test_worker_answers_equal_the_callers(world, catalog):
 def test_only_a_default_sandbox_gets_workers(world, catalog):
     from kopa_bench.sandbox.faults import FaultConfig
 
-    assert not use_world_workers(KopaClient(world=world, faults=FaultConfig(rate=0.5, seed=1)), 1)
-    assert not use_world_workers(KopaClient("http://127.0.0.1:9"), 1)
-    assert not use_world_workers(KopaClient(world=world), 0)
+    assert not use_world_workers([KopaClient(world=world, faults=FaultConfig(rate=0.5, seed=1))], 1, ordered=True)
+    assert not use_world_workers([KopaClient("http://127.0.0.1:9")], 1, ordered=True)
+    assert not use_world_workers([KopaClient(world=world)], 0, ordered=True)
 
 
 def test_a_dead_worker_loses_nothing(world, catalog):
     calls = _calls(catalog)[:40]
     plain = asyncio.run(_call_all(KopaClient(world=world, max_retries=0), calls, told_first=False))
     client = KopaClient(world=world, max_retries=0)
-    assert use_world_workers(client, 1)
+    assert use_world_workers([client], 1, ordered=True)
     transport: WorldWorkerTransport = client.transport
 
     async def go():
         for tool, args in calls[:5]:
             client.transport.expect(client.request_spec(tool, args))
-        for proc in list(transport._pool._processes.values()):  # noqa: SLF001 - the test kills a worker
+        for proc in list(transport.workers.pool._processes.values()):  # noqa: SLF001 - the test kills a worker
             proc.kill()
         out = [await client.call(tool, args) for tool, args in calls]
         await client.aclose()

@@ -178,18 +178,23 @@ class KopaClient:
                               f"no key for {ref.platform.name_en}: set the environment variable {ref.platform.key_env}", t0)
         spec = self.request_spec(ref.op.tool, args)
         self.transport.expect(spec)
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1),
-                                 wait=wait_exponential(multiplier=self.backoff_s, max=MAX_BACKOFF_S),
-                                 retry=retry_if_result(lambda out: not out[0].ok and out[0].retryable),
-                                 retry_error_callback=lambda state: state.outcome.result(), reraise=True)
-        attempt = 0
-        async for try_ in retrying:
-            with try_:
-                attempt = try_.retry_state.attempt_number
-                out = await self._exchange(ref, spec)
-            if not try_.retry_state.outcome.failed:
-                try_.retry_state.set_result(out)
-        parsed, raw = out
+        parsed, raw = await self._exchange(ref, spec)
+        attempt = 1
+        if not parsed.ok and parsed.retryable and self.max_retries:
+            # most calls need no retry, so tenacity takes over only after a retryable failure:
+            # waits of backoff, 2x, 4x... (bounded) between attempts
+            await asyncio.sleep(min(self.backoff_s, MAX_BACKOFF_S))
+            retrying = AsyncRetrying(stop=stop_after_attempt(self.max_retries),
+                                     wait=wait_exponential(multiplier=2 * self.backoff_s, max=MAX_BACKOFF_S),
+                                     retry=retry_if_result(lambda out: not out[0].ok and out[0].retryable),
+                                     retry_error_callback=lambda state: state.outcome.result(), reraise=True)
+            async for try_ in retrying:
+                with try_:
+                    attempt = 1 + try_.retry_state.attempt_number
+                    out = await self._exchange(ref, spec)
+                if not try_.retry_state.outcome.failed:
+                    try_.retry_state.set_result(out)
+            parsed, raw = out
         elapsed = (time.perf_counter() - t0) * 1000
         if parsed.ok:
             return ToolResult(tool=ref.op.tool, arguments=args, ok=True, result_code=parsed.code,

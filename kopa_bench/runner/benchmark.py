@@ -86,9 +86,9 @@ def _use_world_workers(clients: list[Any], concurrency: int, scripted: bool) -> 
         return 0
     from kopa_bench.speedups import use_world_workers
 
-    workers = get_settings().world_workers
-    used = [isinstance(c, KopaClient) and use_world_workers(c, workers) for c in clients]
-    return workers if any(used) else 0
+    pool = use_world_workers([c for c in clients if isinstance(c, KopaClient)], get_settings().world_workers,
+                             ordered=False)
+    return pool.workers if pool is not None else 0
 
 
 def _start_run(out: Path, tasks: list[Task], config: RunConfig) -> tuple[dict, list[Task]]:

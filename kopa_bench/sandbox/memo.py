@@ -34,9 +34,35 @@ class AnswerStore:
         with self._lock:
             self._memo[key] = (start, body)
 
+    def __contains__(self, key: tuple) -> bool:
+        with self._lock:
+            return key in self._memo
+
+    def put_answer(self, key: tuple, status: int, headers: dict[str, str], body: bytes) -> None:
+        """Keep an answer rendered elsewhere (a world worker process), read back as a client
+        reads it (lower-cased header dict); server errors are not kept, as ResponseMemo keeps none."""
+        if status < 500:
+            start = {"type": "http.response.start", "status": status,
+                     "headers": [(k.encode("utf-8"), v.encode("utf-8")) for k, v in headers.items()]}
+            self.put(key, start, body)
+
     def clear(self) -> None:
         with self._lock:
             self._memo.clear()
+
+
+def answer_key(scope) -> tuple | None:
+    """The memo key of an ASGI request (path, query string, Authorization), or None for a request
+    whose answer is not kept (not a GET, or a GET with a body)."""
+    if scope["type"] != "http" or scope["method"] != "GET":
+        return None
+    auth = b""
+    for name, value in scope.get("headers") or ():
+        if name == b"content-length" and value not in (b"", b"0") or name == b"transfer-encoding":
+            return None  # a GET with a body: not a plain question
+        if name == b"authorization":
+            auth = value
+    return scope["path"], scope.get("query_string", b""), auth
 
 
 class ResponseMemo:
@@ -44,20 +70,8 @@ class ResponseMemo:
         self.app = app
         self.store = store if store is not None else AnswerStore()
 
-    @staticmethod
-    def _key(scope) -> tuple | None:
-        if scope["type"] != "http" or scope["method"] != "GET":
-            return None
-        auth = b""
-        for name, value in scope.get("headers") or ():
-            if name == b"content-length" and value not in (b"", b"0") or name == b"transfer-encoding":
-                return None  # a GET with a body: not a plain question
-            if name == b"authorization":
-                auth = value
-        return scope["path"], scope.get("query_string", b""), auth
-
     async def __call__(self, scope, receive, send) -> None:
-        key = self._key(scope)
+        key = answer_key(scope)
         if key is None:
             await self.app(scope, receive, send)
             return

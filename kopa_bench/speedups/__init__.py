@@ -4,6 +4,6 @@ Only what measured worth keeping lives here (BENCHMARKS.md, "Issue 20: what each
 buys"): world worker processes that answer in-process sandbox requests ahead of time.
 """
 
-from .world_workers import WorldWorkerTransport, use_world_workers
+from .world_workers import WorldWorkers, WorldWorkerTransport, use_world_workers
 
-__all__ = ["WorldWorkerTransport", "use_world_workers"]
+__all__ = ["WorldWorkerTransport", "WorldWorkers", "use_world_workers"]
