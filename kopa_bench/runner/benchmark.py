@@ -165,9 +165,9 @@ async def _run_episodes(all_tasks: list[Task], finished: list[Episode], todo: li
     model, tool_backend = redact(config.model), redact(config.client_backend)
     gold_client = spec.gold_client()
     scripted = isinstance(backend, ScriptedBackend)
-    if scripted:  # scripted agents: their tasks and the client their gold runs on
+    if scripted:  # scripted agents: their tasks and the client their gold runs on, then scored by those runs
         backend.bind(all_tasks, gold_client)
-    gold = GoldCache(gold_client)
+    gold = GoldCache(gold_client, shared=backend.shared_gold if scripted else None)
     agent_client = spec.agent_client()
     workers = _use_world_workers([gold_client, agent_client], config.concurrency, scripted=scripted)
     writer = EpisodeWriter(out / EPISODES)

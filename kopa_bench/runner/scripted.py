@@ -10,7 +10,8 @@ first-call  makes only the first gold call, then answers with what that call alo
 
 The backends learn the task from the user message (the task's query). `bind(tasks, client)`
 gives them the task list and the client the gold program runs on (the benchmark runner binds
-its scoring client); unbound, they load every split's tasks and use an in-process sandbox client.
+its scoring client, then scores with the agent's own gold runs: `shared_gold`); unbound, they load
+every split's tasks and use an in-process sandbox client.
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ class ScriptedBackend(Backend):
                 except Exception as exc:  # reported in the answer; the scorer re-runs gold itself
                     self._gold[task.id] = (None, [], f"{type(exc).__name__}: {exc}")
             return self._gold[task.id]
+
+    async def shared_gold(self, task: Task) -> tuple[GoldRun, list[ResolvedFact]] | None:
+        """This agent's gold run of `task` on the client it is bound to, for a scorer using that
+        same client (same calls, same clock), which then need not execute every gold call again;
+        None when the program failed (the scorer runs it itself and reports why)."""
+        run, facts, _ = await self.gold(task)
+        return None if run is None else (run, facts)
 
     @staticmethod
     def history(messages: list[dict]) -> tuple[set[str], dict[str, int]]:

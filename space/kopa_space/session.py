@@ -42,7 +42,7 @@ class ModelChoice:
         if self.kind == "oracle":
             return "oracle"
         if self.kind == "gguf":
-            # llama.cpp runs the same GGUF ~3.5x faster on CPU; transformers when it is absent
+            # llama.cpp runs the same GGUF faster on CPU (BENCHMARKS.md); transformers when it is absent
             import importlib.util
 
             fast = importlib.util.find_spec("llama_cpp") is not None
