@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from edge_synth.export import DATASET_VERSION
+from kopa_bench.settings import get_settings
 
 CARD = """---
 license: other
@@ -163,7 +164,6 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     manifest plus stage timings and the decontamination audit.
     """
     import asyncio
-    import os
     import time
 
     from edge_synth.candidates import load_graph
@@ -171,7 +171,7 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     from edge_synth.synth import load_trajectories, synthesize
     from edge_synth.verify_config import VerifyConfig
 
-    run = Path(run_dir or os.environ.get("KOPA_EDGE_RUN") or "edge_synth/runs/default")
+    run = Path(run_dir or get_settings().edge_run)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     if not (run / "verified.json").exists():

@@ -17,7 +17,6 @@ import random
 import re
 from typing import Any, Callable
 
-import httpx
 
 from kopa_bench.transforms import SIDO
 
@@ -470,19 +469,19 @@ def _comparison_sides(task: dict, catalog: Any, rng: random.Random) -> tuple[str
 
 
 def paraphrase_llm(query: str, base_url: str, model: str, api_key: str = "none", timeout: float = 30.0,
-                   client: httpx.Client | None = None) -> str:
-    """Rewrite a query with an OpenAI-compatible chat endpoint; returns the original on failure."""
-    body = {"model": model, "temperature": 0.7, "messages": [
-        {"role": "system", "content": "다음 요청을 같은 뜻의 자연스러운 한국어 한 문장으로 바꿔 써. 고유명사, 숫자, 날짜는 그대로 둬."},
-        {"role": "user", "content": query}]}
-    c = client or httpx.Client(timeout=timeout)
+                   max_retries: int = 2) -> str:
+    """Rewrite a query with an OpenAI-compatible chat endpoint (openai SDK, its own retries);
+    returns the original on failure: the paraphrase is optional."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
     try:
-        r = c.post(base_url.rstrip("/") + "/chat/completions", json=body, headers={"Authorization": f"Bearer {api_key}"})
-        r.raise_for_status()
-        text = r.json()["choices"][0]["message"]["content"].strip()
+        r = client.chat.completions.create(model=model, temperature=0.7, messages=[
+            {"role": "system", "content": "다음 요청을 같은 뜻의 자연스러운 한국어 한 문장으로 바꿔 써. 고유명사, 숫자, 날짜는 그대로 둬."},
+            {"role": "user", "content": query}])
+        text = (r.choices[0].message.content or "").strip()
         return text or query
-    except Exception:  # noqa: BLE001 - paraphrase is optional
+    except openai.OpenAIError:
         return query
     finally:
-        if client is None:
-            c.close()
+        client.close()

@@ -11,8 +11,8 @@ avoids depending on the system tz database.
 
 from __future__ import annotations
 
-import os
 from datetime import date, datetime, timedelta, timezone
+from .settings import get_settings
 
 __all__ = ["KST", "DEFAULT_WORLD_NOW", "ENV_VAR", "WorldClock", "parse_world_datetime", "shift_months"]
 
@@ -65,7 +65,7 @@ class WorldClock:
 
     def __init__(self, now: str | datetime | date | None = None) -> None:
         if now is None:
-            env = os.environ.get(ENV_VAR, "").strip()
+            env = (get_settings().world_now or "").strip()
             self._now = parse_world_datetime(env, source=ENV_VAR) if env else DEFAULT_WORLD_NOW
         else:
             self._now = parse_world_datetime(now, source="now")

@@ -18,7 +18,7 @@ def _default_workers() -> int:
 
 
 class KopaSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KOPA_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_prefix="KOPA_", extra="ignore", frozen=True, env_ignore_empty=True)
 
     cache: Path = Field(default_factory=lambda: Path.home() / ".cache" / "kopa",
                         description="built worlds, assembled model files, training caches")
@@ -26,7 +26,15 @@ class KopaSettings(BaseSettings):
     world_workers: int = Field(default_factory=_default_workers, ge=0,
                                description="world worker processes for EDGE probes and concurrent scripted runs "
                                            "(0: none); default one per CPU beyond the first, at most 4")
+    world_now: str | None = Field(None, description="the world clock's instant (ISO date or datetime, KST when "
+                                                   "no zone is given); default 2026-11-30T09:00")
     edge_world: Path | None = Field(None, description="a built world file EDGE probes instead of the default world")
+    edge_run: Path = Field(Path("edge_synth/runs/default"), description="the EDGE run folder the dataset builder reads")
+    space_tasks: Path | None = Field(None, description="a task JSON file the Space shows instead of test + dev")
+    space_results: Path | None = Field(None, description="the folder of results the Space leaderboard reads")
+    space_edge_graph: Path | None = Field(None, description="the verified EDGE graph the Space shows")
+    space_edge_stats: Path | None = Field(None, description="the EDGE verification summary the Space shows")
+    log_level: str = Field("INFO", description="the Space's log level")
 
 
 class SettingsError(ValueError):

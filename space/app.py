@@ -13,9 +13,10 @@ def main() -> None:
     import logging
 
     from kopa_bench.client.redact import install_log_redaction
+    from kopa_bench.settings import get_settings
     from kopa_space import build_demo
 
-    logging.basicConfig(level=os.environ.get("KOPA_LOG_LEVEL", "INFO"))
+    logging.basicConfig(level=get_settings().log_level)
     install_log_redaction()
     demo = build_demo()
     demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),

@@ -13,14 +13,14 @@ Converted checkpoints are cached under $KOPA_CACHE (default ~/.cache/kopa)/train
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
+from kopa_bench.settings import get_settings
 
 log = logging.getLogger(__name__)
 
 
 def _cache_root() -> Path:
-    return Path(os.environ.get("KOPA_CACHE") or Path.home() / ".cache" / "kopa") / "train-models"
+    return get_settings().cache.expanduser() / "train-models"
 
 
 def resolve_model_path(name: str) -> str:

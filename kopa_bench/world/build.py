@@ -27,6 +27,7 @@ import duckdb
 import pyarrow as pa
 
 from ..clock import WorldClock
+from ..settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +37,7 @@ DEFAULT_SEED = 20261130
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("KOPA_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "kopa")
-    return Path(root)
+    return get_settings().cache.expanduser()
 
 
 @dataclass
@@ -134,7 +134,7 @@ def build_sources() -> list[Path]:
     """The files the world file is made from: this module, the generators, the vendored tables
     and the modules generators import (tests/test_layers.py checks that nothing is missing)."""
     root = Path(__file__).resolve().parents[1]  # kopa_bench/
-    files = [Path(__file__).resolve(), root / "clock.py", root / "geo.py"]
+    files = [Path(__file__).resolve(), root / "clock.py", root / "geo.py", root / "settings.py"]
     for folder in ("world/gen", "refdata", "transforms"):
         files += sorted(p for p in (root / folder).iterdir() if p.is_file() and p.suffix in {".py", ".csv", ".gz"})
     return files

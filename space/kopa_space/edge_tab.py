@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import networkx as nx
 
 from .errors import explain
 from .graphs import tool_graph_figure
+from kopa_bench.settings import get_settings
 
 ALL = "(all)"
 DEFAULT_GRAPH = "edge_out/verified.json"
@@ -20,8 +20,9 @@ EDGE_HEADERS = ["from tool", "to tool", "bindings (field → param [transform])"
 
 
 def default_paths() -> tuple[str, str]:
-    return (os.environ.get("KOPA_SPACE_EDGE_GRAPH", "").strip() or DEFAULT_GRAPH,
-            os.environ.get("KOPA_SPACE_EDGE_STATS", "").strip() or DEFAULT_STATS)
+    s = get_settings()
+    return (str(s.space_edge_graph) if s.space_edge_graph else DEFAULT_GRAPH,
+            str(s.space_edge_stats) if s.space_edge_stats else DEFAULT_STATS)
 
 
 def read_graph(path: str) -> nx.DiGraph:

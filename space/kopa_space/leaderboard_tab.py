@@ -10,14 +10,15 @@ from . import bfcl_board
 from .errors import explain
 from .graphs import bar_figure
 from .results import breakdown, discover, load_result, table
+from kopa_bench.settings import get_settings
 
 DEFAULT_DIRS = ("results", "runs")
 
 
 def default_results_dir() -> str:
-    env = os.environ.get("KOPA_SPACE_RESULTS", "").strip()
+    env = get_settings().space_results
     if env:
-        return env
+        return str(env)
     return next((d for d in DEFAULT_DIRS if os.path.isdir(d)), DEFAULT_DIRS[0])
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from kopa_bench.client import KopaClient, register_secret
 
 from .errors import UserFacingError
+from kopa_bench.settings import get_settings
 
 SCRIPTED = ("oracle", "no-tool", "first-call")
 MODEL_KINDS = {
@@ -80,7 +80,7 @@ def load_space_tasks() -> list:
     """Benchmark tasks shown by the Space: $KOPA_SPACE_TASKS (a JSON file) if set, else test+dev."""
     from kopa_bench.tasks import load_tasks, parse_tasks
 
-    path = os.environ.get("KOPA_SPACE_TASKS", "").strip()
+    path = str(get_settings().space_tasks or "")
     key = path or "<splits>"
     if key in _tasks_cache:
         return _tasks_cache[key]

@@ -27,6 +27,7 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+from kopa_bench.settings import get_settings
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +52,7 @@ class ModelHashMismatch(RuntimeError):
 
 def cache_dir() -> Path:
     """Folder holding the assembled model (``$KOPA_CACHE/models`` or ``~/.cache/kopa/models``)."""
-    root = os.environ.get("KOPA_CACHE")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "kopa"
-    return base / "models"
+    return get_settings().cache.expanduser() / "models"
 
 
 def part_paths() -> list[Path]:
