@@ -17,11 +17,16 @@ def test_override(monkeypatch):
     assert get_settings().world_threads == 2
 
 
-@pytest.mark.parametrize("bad", ["0", "-1", "two", ""])
+@pytest.mark.parametrize("bad", ["0", "-1", "two"])
 def test_bad_values_are_named(monkeypatch, bad):
     monkeypatch.setenv("KOPA_WORLD_THREADS", bad)
     with pytest.raises(ValueError, match="KOPA_WORLD_THREADS"):
         get_settings().world_threads
+
+
+def test_an_empty_value_means_unset(monkeypatch):
+    monkeypatch.setenv("KOPA_WORLD_THREADS", "")
+    assert get_settings().world_threads == 1
 
 
 def test_world_runs_with_one_thread(world):

@@ -188,10 +188,11 @@ class WorldWorkerTransport:
 
 def _spawnable() -> bool:
     """Whether spawned workers can import this program's main module, as multiprocessing's spawn
-    does first (a script run from stdin or `-c` has none); a script needs the usual
-    `if __name__ == "__main__":` guard, like any multiprocessing program."""
+    does first: not when it names a file that is not there (a script read from stdin). A script
+    needs the usual `if __name__ == "__main__":` guard, like any multiprocessing program."""
     main = sys.modules.get("__main__")
-    return getattr(main, "__spec__", None) is not None or os.path.isfile(getattr(main, "__file__", "") or "")
+    path = getattr(main, "__file__", None)
+    return getattr(main, "__spec__", None) is not None or path is None or os.path.isfile(path)
 
 
 def use_world_workers(clients: list, workers: int, *, ordered: bool) -> WorldWorkers | None:
