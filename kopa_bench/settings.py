@@ -7,6 +7,7 @@ Platform service keys are not here: each platform names its own variable in the 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field, ValidationError
@@ -44,6 +45,14 @@ class SettingsError(ValueError):
 def get_settings() -> KopaSettings:
     """The settings as the environment says now; a bad value raises SettingsError naming the
     variable, the value and what it accepts."""
+    return _settings_for(tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("KOPA_"))))
+
+
+@lru_cache(maxsize=32)
+def _settings_for(environment: tuple[tuple[str, str], ...]) -> KopaSettings:
+    """One frozen KopaSettings per distinct KOPA_* environment: building one reads and validates
+    every source, which costs more than the calls that ask for it (a WorldClock per gold run)."""
+    del environment  # the cache key only: KopaSettings reads os.environ itself
     try:
         return KopaSettings()
     except ValidationError as exc:

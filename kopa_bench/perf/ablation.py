@@ -53,9 +53,13 @@ def switch_off(pieces: list[str]) -> None:
 
         store.World.rows_for = rows_for
     if "sql_fold" in pieces:
-        from kopa_bench.world import plans
+        from kopa_bench.world import plans, sql_rewrite
 
-        plans.fold_constants = lambda sql, evaluate: sql
+        def unfolded(sql, evaluate):
+            tree = sql_rewrite.parse(sql)
+            return sql, (sql_rewrite.parameter_names(tree) if tree is not None else [])
+
+        plans.fold_constants = unfolded
     if "answer_memo" in pieces:
         from kopa_bench.sandbox import memo
 

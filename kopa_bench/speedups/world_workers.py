@@ -88,7 +88,9 @@ class WorldWorkers:
         self.broken = False
         self.users = 0
         self.stats = {"ahead": 0, "from_workers": 0, "taken_back": 0, "failed": 0}
-        self.pool.submit(_ready)  # start the workers now: they take seconds to open the world
+        # start the workers now (they take about a second to open the world); nothing is handed to
+        # them before they are ready, or it would wait behind that start while this process is free
+        self.ready = self.pool.submit(_ready)
 
     def submit(self, request: RequestSpec) -> Future | None:
         if self.broken:
@@ -160,8 +162,8 @@ class WorldWorkerTransport:
     async def _from_a_free_worker(self, request: RequestSpec) -> Exchange | None:
         key = answer_key(self._scope(request.method, request.url, request.params or None))
         w = self.workers
-        if key is None or self._answers is None or key in self._answers or w.busy >= w.room:
-            return None  # rendered already, or every worker busy: this process answers
+        if key is None or self._answers is None or key in self._answers or w.busy >= w.room or not w.ready.done():
+            return None  # rendered already, every worker busy, or none started yet: this process answers
         fut = w.submit(request)
         if fut is None:
             return None

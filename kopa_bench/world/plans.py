@@ -23,10 +23,7 @@ class QueryPlanner:
         DuckDB would otherwise recompute by a scan of its table on every call."""
         hit = self._prepared.get(sql)
         if hit is None:
-            folded = fold_constants(sql, self._constant)
-            tree = parse(folded)
-            hit = (folded, parameter_names(tree) if tree is not None else [])
-            self._prepared[sql] = hit
+            hit = self._prepared[sql] = fold_constants(sql, self._constant)
         return hit
 
     def _constant(self, subselect: str) -> exp.Expression | None:

@@ -38,13 +38,14 @@ def _attached(node: exp.Expression, root: exp.Expression) -> bool:
     return node is root
 
 
-def fold_constants(sql: str, evaluate: Callable[[str], exp.Expression | None]) -> str:
-    """The query with each parameter-free sub-select in scalar position (not a table, an IN list,
+def fold_constants(sql: str, evaluate: Callable[[str], exp.Expression | None]) -> tuple[str, list[str]]:
+    """(the query with each parameter-free sub-select in scalar position (not a table, an IN list,
     EXISTS, ANY or ALL) replaced by `evaluate(its SQL)`, a literal of its value, where that gives
-    one (None: left as written). Unchanged text when nothing is replaced."""
+    one (None: left as written), its parameters). Unchanged text when nothing is replaced; no
+    parameters are known when sqlglot cannot read the query."""
     tree = parse(sql)
     if tree is None:
-        return sql
+        return sql, []
     changed = False
     for sub in list(tree.find_all(exp.Subquery)):
         parent = sub.parent
@@ -55,7 +56,8 @@ def fold_constants(sql: str, evaluate: Callable[[str], exp.Expression | None]) -
         if literal is not None:
             sub.replace(literal)
             changed = True
-    return render(tree) if changed else sql
+    # the tree is read once: folding only swaps parameter-free parts, so the parameters stay
+    return (render(tree) if changed else sql), parameter_names(tree)
 
 
 def typed_literal(text: str | None, type_name: str) -> exp.Expression | None:
