@@ -76,5 +76,5 @@ class RunConfig(BaseModel):
         """{field: (recorded, now)} for each frozen-on-resume field that differs from a run.json `config`."""
         now = self.record()
         # a setting a run.json predates had its default then
-        was = {k: recorded.get(k, self.model_fields[k].default) for k in self.frozen_on_resume()}
+        was = {k: recorded.get(k, type(self).model_fields[k].default) for k in self.frozen_on_resume()}
         return {k: (was[k], now[k]) for k in self.frozen_on_resume() if was[k] != now[k]}

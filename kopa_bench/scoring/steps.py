@@ -4,8 +4,8 @@ A task's positions are its gold call groups in dependency order (a parallel grou
 position), then the final answer. At call position k the model was given the gold calls of
 positions < k with their real results (kopa_bench.runner.steps); its turn is right when
 
-  - every gold step of group k is matched by one of its own calls (the scorer's matcher: right
-    tool, right arguments),
+  - every gold step of group k (all of a parallel group) is matched by one of its own calls
+    (the scorer's matcher: right tool, right arguments),
   - every data-flow edge into those steps is satisfied (the argument came from the right
     record of an earlier result, through the gold's path, pick and transform),
   - and it made no call that matches no gold step.
@@ -38,9 +38,8 @@ from kopa_bench.tasks.task_schema import Task
 ANSWER = "answer"  # the position label of the final answer
 
 # Why a step is wrong, checked in this order (the first that applies is reported).
-FailureKind = Literal["backend_error", "no_call", "call_instead_of_answer", "parse", "unknown_tool", "argument",
-                      "wrong_tool", "wrong_arguments", "data_flow", "extra_call", "answer_facts"]
-_OWN_ERRORS = ("parse", "unknown_tool", "argument")
+FailureKind = Literal["backend_error", "no_call", "call_instead_of_answer", "parse", "unknown_tool", "wrong_tool",
+                      "argument", "missing_call", "wrong_arguments", "data_flow", "extra_call", "answer_facts"]
 
 
 def call_positions(gold: GoldRun) -> list[list[StepRun]]:
@@ -99,11 +98,18 @@ def _call_failure(record: StepEpisode, score: EpisodeScore, steps: list[StepRun]
     unmatched = [s for s in steps if score.matched.get(s.step_id) not in own]
     if unmatched:
         detail = [d for d in score.diagnosis if d.split(" ", 1)[0] in {s.step_id for s in unmatched}]
-        own_error = next((e for e in errors if e in _OWN_ERRORS), None)
-        if own_error:
-            return own_error, detail
+        # a call that could not be read or names no offered tool, then the wrong tool, then a schema error
+        form = next((e for e in errors if e in ("parse", "unknown_tool")), None)
+        if form:
+            return form, detail
         tools = {record.calls[i].tool for i in own}
-        return ("wrong_tool" if any(s.tool not in tools for s in unmatched) else "wrong_arguments"), detail
+        spare = {record.calls[i].tool for i in own - set(score.matched.values())}
+        if any(s.tool not in tools for s in unmatched):
+            return "wrong_tool", detail
+        if "argument" in errors:
+            return "argument", detail
+        # the group's other calls were made but this one was not (a parallel group cut short)
+        return ("wrong_arguments" if any(s.tool in spare for s in unmatched) else "missing_call"), detail
     broken = [e for e in score.edges if e.step in ids and not e.satisfied]
     if broken:
         return "data_flow", [f"edge {e.step}.{e.arg} <- {e.path}: {e.detail}" for e in broken]
