@@ -189,3 +189,24 @@ def test_rerun_resumes_missing_positions_only(tasks, tmp_path, world, catalog) -
     keys = Counter(r.key for r in read_step_records(tmp_path))
     assert len(keys) == first.ran and set(keys.values()) == {1}  # nothing lost, nothing twice
     assert len(again.scores) == first.ran and again.run["summary"]["step_accuracy"] == 1.0
+
+
+def test_quickstart_prints_step_accuracy_beside_pass_at_1(tmp_path) -> None:
+    """scripts/quickstart.sh with a scripted agent in place of the real model (and no setup):
+    its last table puts the step-level figure beside pass@1."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "KOPA_QUICKSTART_SETUP": "0", "KOPA_QUICKSTART_MODEL": "first-call",
+           "KOPA_QUICKSTART_OUT": str(tmp_path), "KOPA_QUICKSTART_KOPA": f"{sys.executable} -m kopa_bench.cli",
+           "COLUMNS": "200"}
+    done = subprocess.run(["bash", str(root / "scripts" / "quickstart.sh")], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "full episodes and steps, side by side" in out and "step accuracy" in out and "pass@1" in out
+    row = next(l for l in out.splitlines() if "first-call" in l and "steps)" in l)
+    assert "(0/3)" in row  # pass@1 of the first call alone, beside a step accuracy above 0
+    assert summarize_step_scores(score_steps_run(tmp_path / "quickstart-steps")[0], n_boot=10)["step_accuracy"] > 0
