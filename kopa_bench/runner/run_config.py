@@ -26,7 +26,7 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = _frozen("", "backend spec: openai:<url>#<model>, hf:<path>, gguf:qwen2.5-coder-0.5b, "
-                             "llamacpp:qwen2.5-coder-0.5b, oracle, no-tool, first-call")
+                             "llamacpp:qwen2.5-coder-0.5b (or -1.5b), oracle, no-tool, first-call")
     client_backend: str = _frozen("sandbox", "tool backend: sandbox | http://host:port | live")
     world_hash: str = _frozen("", "content hash of the world the tools answer from (set by the runner)")
     max_steps: int = _frozen(12, "assistant turns per episode")
