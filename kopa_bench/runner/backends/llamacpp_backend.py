@@ -79,7 +79,7 @@ def load_backend(name: str = "qwen2.5-coder-0.5b", **kw: Any) -> LlamaCppBackend
 
     from kopa_bench.runner.backends.gguf_model import assemble_gguf, bundled_model
 
-    m = bundled_model(name)
+    m = bundled_model(name, "llamacpp")
     path = assemble_gguf(m)
     tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, local_files_only=True)
     kw.setdefault("model_name", f"{m.alias}-instruct-q4_k_m-llamacpp")
