@@ -210,3 +210,20 @@ def test_quickstart_prints_step_accuracy_beside_pass_at_1(tmp_path) -> None:
     row = next(l for l in out.splitlines() if "first-call" in l and "steps)" in l)
     assert "(0/3)" in row  # pass@1 of the first call alone, beside a step accuracy above 0
     assert summarize_step_scores(score_steps_run(tmp_path / "quickstart-steps")[0], n_boot=10)["step_accuracy"] > 0
+
+
+def test_a_failed_generation_is_a_wrong_step_that_says_why(tasks, tmp_path, world, catalog) -> None:
+    from kopa_bench.runner.backends.contract import BackendError, ContextOverflowError
+
+    class Failing(OracleBackend):
+        async def generate(self, messages, tools, **kw):
+            if sum(m["role"] == "tool" for m in messages) >= 2:
+                raise ContextOverflowError("prompt too long")
+            if sum(m["role"] == "tool" for m in messages) == 1:
+                raise BackendError("HTTP 500")
+            return await super().generate(messages, tools, **kw)
+
+    res = run_steps(tasks[:1], steps_config("oracle"), tmp_path, backend=Failing("oracle"), world=world, catalog=catalog)
+    got = {s.position: (s.correct, s.failure) for s in res.scores}
+    assert got == {0: (True, None), 1: (False, "backend_error"), 2: (False, "context_limit"), 3: (False, "context_limit")}
+    assert len(read_step_records(tmp_path)) == 4  # recorded, as a full run records a failed episode

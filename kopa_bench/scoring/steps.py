@@ -38,7 +38,7 @@ from kopa_bench.tasks.task_schema import Task
 ANSWER = "answer"  # the position label of the final answer
 
 # Why a step is wrong, checked in this order (the first that applies is reported).
-FailureKind = Literal["backend_error", "no_call", "call_instead_of_answer", "parse", "unknown_tool", "wrong_tool",
+FailureKind = Literal["backend_error", "context_limit", "no_call", "call_instead_of_answer", "parse", "unknown_tool", "wrong_tool",
                       "argument", "missing_call", "wrong_arguments", "data_flow", "extra_call", "answer_facts"]
 
 
@@ -133,8 +133,9 @@ def score_step(task: Task, gold: GoldRun, record: StepEpisode, facts: list[Resol
     steps = [] if answer else groups[record.position]
     failure: str | None
     detail: list[str] = []
-    if record.stop_reason in ("error", "context_limit"):
-        failure, detail = "backend_error", record.errors[-1:]
+    if record.stop_reason in ("error", "context_limit"):  # no turn came back: the model's window or the backend
+        failure = "context_limit" if record.stop_reason == "context_limit" else "backend_error"
+        detail = record.errors[-1:]
     elif answer:
         if record.own_calls:
             failure = "call_instead_of_answer"
