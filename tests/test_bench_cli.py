@@ -119,6 +119,7 @@ def test_steps_mode_score_report_compare(tmp_path) -> None:
     assert rep.exit_code == 0, rep.output
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## Full episodes and steps, side by side" in md and "## Step accuracy by position" in md
+    assert "](step_accuracy_by_position.png)" in md and (tmp_path / "report" / "step_accuracy_by_position.png").stat().st_size
     row = next(l for l in md.splitlines() if l.startswith("| oracle | 100.0% ["))
     assert "(9 steps)" in row
     # only steps runs: the report still has its side-by-side table

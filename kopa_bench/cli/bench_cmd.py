@@ -170,7 +170,7 @@ def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run dire
            bfcl: Optional[List[Path]] = typer.Option(None, "--bfcl", help="also a BFCL v4 section from these `kopa bfcl run` directories (the bfcl extra)")) -> None:
     """Markdown report + plots; a leaderboard across runs with CIs; full-episode and steps runs side by side."""
     from kopa_bench.scoring.report import write_report
-    from kopa_bench.scoring.steps import is_steps_summary, side_by_side_markdown, step_positions_markdown
+    from kopa_bench.scoring.steps import is_steps_summary, plot_positions, side_by_side_markdown, step_positions_markdown
 
     runs, step_runs = [], []
     for d in run_dirs:
@@ -180,14 +180,18 @@ def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run dire
             label = f"{label} ({d.name})"
         (step_runs if is_steps_summary(summary) else runs).append((label, scores, summary))
     sections: tuple[str, ...] = ()
+    image = None
     if step_runs:
         both = [(label, summary) for label, _, summary in runs + step_runs]
-        sections = (side_by_side_markdown(both), step_positions_markdown(both))
+        image = plot_positions(both, out)
+        sections = (side_by_side_markdown(both), step_positions_markdown(both, image.name if image else None))
     if bfcl:
         from kopa_bench.cli.bfcl_cmd import report_section
 
         sections += (report_section(bfcl, out),)
     files = write_report(runs, out, extra_sections=sections)
+    if image is not None:
+        files[image.name] = image
     typer.echo("wrote " + ", ".join(str(p) for p in files.values()))
 
 

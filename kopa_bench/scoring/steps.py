@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from itertools import groupby
+from pathlib import Path
 from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field
@@ -311,12 +312,13 @@ def side_by_side_markdown(summaries: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def step_positions_markdown(summaries: list[tuple[str, dict[str, Any]]]) -> str:
-    """Step accuracy per position and per shape for each steps run."""
+def step_positions_markdown(summaries: list[tuple[str, dict[str, Any]]], image: str | None = None) -> str:
+    """Step accuracy per position, shape, domain, platform and error kind for each steps run
+    (and `image`, the position plot, when given)."""
     steps = [(label, s) for label, s in summaries if is_steps_summary(s)]
     if not steps:
         return ""
-    lines: list[str] = []
+    lines: list[str] = [f"![step accuracy by position]({image})"] if image else []
     for key in ("position", "shape", "domain", "platform", "error_kind"):
         groups = sorted({g for _, s in steps for g in s["breakdowns"].get(key, {})},
                         key=(_position_order if key == "position" else (lambda g: (0, 0, g))))
@@ -328,3 +330,39 @@ def step_positions_markdown(summaries: list[tuple[str, dict[str, Any]]]) -> str:
             cells = [_pct(s["breakdowns"].get(key, {}).get(g, {}).get("step_accuracy")) for g in groups]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def plot_positions(summaries: list[tuple[str, dict[str, Any]]], out_dir: str | Path) -> Path | None:
+    """`step_accuracy_by_position.png`: step accuracy per position with its CI, one series per
+    steps run; None when no run is a steps run."""
+    steps = [(label, s) for label, s in summaries if is_steps_summary(s)]
+    if not steps:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = sorted({g for _, s in steps for g in s["breakdowns"].get("position", {})}, key=_position_order)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / len(steps)
+    for i, (label, s) in enumerate(steps):
+        figs = [s["breakdowns"]["position"].get(g, {}) for g in labels]
+        vals = [f.get("step_accuracy") or 0.0 for f in figs]
+        cis = [f.get("ci") or [None, None] for f in figs]
+        err = [[v - lo if lo is not None else 0.0 for v, (lo, _) in zip(vals, cis)],
+               [hi - v if hi is not None else 0.0 for v, (_, hi) in zip(vals, cis)]]
+        ax.bar([j + i * width for j in range(len(labels))], vals, width, yerr=err, capsize=2, label=label)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))])
+    ax.set_xticklabels(labels)
+    ax.set_xlabel("step position (gold call group; then the answer)")
+    ax.set_ylabel("step accuracy (95% CI)")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("step accuracy by position")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    out = Path(out_dir) / "step_accuracy_by_position.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
