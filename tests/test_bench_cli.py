@@ -85,3 +85,43 @@ def test_check_data(tmp_path) -> None:
     assert "kopa-fixture-103: gold does not execute" in out
     assert "kopa-fixture-104: schema" in out and "shape" in out
     assert "kopa-fixture-001" not in out.split("problems", 1)[1]
+
+
+def test_steps_mode_score_report_compare(tmp_path) -> None:
+    """`--mode steps` through the CLI: score --json gives step_accuracy with CIs and breakdowns;
+    report and compare put it beside the full run's pass@1 (what the quickstart prints)."""
+    full, steps, floor = tmp_path / "full", tmp_path / "steps", tmp_path / "floor"
+    assert invoke("bench", "run", "--model", "oracle", "--tasks-file", FIXTURE, "--out", full, "--no-progress").exit_code == 0
+    res = invoke("bench", "run", "--model", "oracle", "--mode", "steps", "--tasks-file", FIXTURE, "--out", steps, "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "9 steps run, 0 already finished" in res.output and "step accuracy 100.0%" in res.output
+    res = invoke("bench", "run", "--model", "no-tool", "--mode", "steps", "--tasks-file", FIXTURE, "--out", floor, "--no-progress")
+    assert res.exit_code == 0, res.output
+    s = json.loads(invoke("bench", "score", steps, "--json", "--n-boot", 100).output)
+    assert s["mode"] == "steps" and s["step_accuracy"] == 1.0 and s["step_accuracy_ci"] == [1.0, 1.0]
+    assert s["n_steps"] == 9 and s["model"] == "oracle"
+    assert set(s["breakdowns"]) == {"position", "shape", "domain", "platform", "error_kind"}
+    assert all(g["ci"] == [1.0, 1.0] for key in s["breakdowns"].values() for g in key.values())
+    n = json.loads(invoke("bench", "score", floor, "--json", "--n-boot", 100).output)
+    assert n["step_accuracy"] == 0.0 and n["failures"] == {"no_call": 6, "answer_facts": 3}
+    table = invoke("bench", "score", steps)
+    assert table.exit_code == 0 and "position answer" in table.output
+    # a steps directory refuses an episodes rerun
+    assert invoke("bench", "run", "--model", "oracle", "--tasks-file", FIXTURE, "--out", steps, "--no-progress").exit_code == 2
+
+    cmp = invoke("bench", "compare", full, steps, floor, "--n-boot", 100)
+    assert cmp.exit_code == 0, cmp.output
+    oracle_row = next(l for l in cmp.output.splitlines() if "oracle" in l)
+    assert "100.0% [100.0%, 100.0%] (3/3)" in oracle_row and "(9 steps)" in oracle_row
+    assert "0.0%" in next(l for l in cmp.output.splitlines() if "no-tool" in l)
+
+    rep = invoke("bench", "report", full, steps, floor, "--out", tmp_path / "report", "--n-boot", 100)
+    assert rep.exit_code == 0, rep.output
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Full episodes and steps, side by side" in md and "## Step accuracy by position" in md
+    assert "](step_accuracy_by_position.png)" in md and (tmp_path / "report" / "step_accuracy_by_position.png").stat().st_size
+    row = next(l for l in md.splitlines() if l.startswith("| oracle | 100.0% ["))
+    assert "(9 steps)" in row
+    # only steps runs: the report still has its side-by-side table
+    rep = invoke("bench", "report", steps, "--out", tmp_path / "report2", "--n-boot", 100)
+    assert rep.exit_code == 0, rep.output

@@ -256,3 +256,26 @@ def test_world_opens_read_only_in_many_processes(world) -> None:
     outs = [p.communicate(timeout=HANG_S) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, [o[1][-800:] for o in outs]
     assert len({o[0].strip() for o in outs}) == 1 and world.content_hash in outs[0][0]
+
+
+def test_kill_9_steps_run_then_resume(tmp_path) -> None:
+    """`--mode steps`: kill -9 mid-way, rerun: every (task, seed, position) once, nothing lost."""
+    from kopa_bench.runner.steps import read_step_records
+
+    out = tmp_path / "run"
+    seeds = 4  # 3 fixture tasks, 9 positions each seed
+    cmd = _kopa("bench", "run", "--model", "oracle", "--mode", "steps", "--tasks-file", str(FIXTURE), "--seeds",
+                str(seeds), "--concurrency", "2", "--faults", "0.6:slow", "--out", str(out), "--no-progress")
+    proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _kill_when(proc, lambda: _lines(out / "episodes.jsonl") >= 3)
+    before = Counter(r.key for r in read_step_records(out))
+    total = 9 * seeds
+    assert 3 <= sum(before.values()) < total and set(before.values()) == {1}
+    done = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=HANG_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+    after = Counter(r.key for r in read_step_records(out))
+    assert len(after) == total and set(after.values()) == {1}  # nothing lost, nothing twice
+    assert set(before) <= set(after) and (out / "episodes.jsonl").read_bytes().endswith(b"\n")
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["summary"]["steps"] == run["summary"]["scored"] == total and run["summary"]["step_accuracy"] == 1.0
+    assert f"{total - sum(before.values())} steps run, {sum(before.values())} already finished" in done.stdout

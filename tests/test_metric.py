@@ -60,3 +60,26 @@ def _with_world(init, world, catalog):
         init(self, backend, **kw)
 
     return patched
+
+
+def test_metric_scores_steps_runs_like_the_cli(tmp_path, world, catalog, client, offline) -> None:
+    import evaluate
+
+    from kopa_bench.runner.steps import run_steps, score_steps_run
+    from kopa_bench.scoring.steps import summarize_step_scores
+
+    tasks = parse_tasks(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    run_steps(tasks, RunConfig(model="first-call", mode="steps"), tmp_path, world=world, catalog=catalog)
+    lines = (tmp_path / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = summarize_step_scores(score_steps_run(tmp_path, world=world, catalog=catalog)[0], n_boot=200)
+    by_id = {t.id: t for t in tasks}
+    golds = {t.id: execute_program_sync(t, client) for t in tasks}
+    refs = [json.dumps({"task": by_id[json.loads(l)["task_id"]].model_dump(mode="json"),
+                        "gold": golds[json.loads(l)["task_id"]].model_dump(mode="json")}, ensure_ascii=False) for l in lines]
+    metric = evaluate.load(str(ROOT / "kopa_bench" / "metrics" / "kopa_success"))
+    got = metric.compute(predictions=lines, references=refs, n_boot=200)
+    assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    assert 0 < got["step_accuracy"] < 1 and got["breakdowns"]["position"]["1"]["step_accuracy"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="mix"):
+        episode = json.dumps({"task_id": tasks[0].id})
+        metric.compute(predictions=[lines[0], episode], references=refs[:2])

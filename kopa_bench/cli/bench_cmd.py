@@ -64,8 +64,9 @@ def run(model: str = typer.Option(..., "--model", help=RunConfig.model_fields["m
         max_tool_records: int = _setting("max_tool_records"),
         max_tokens: int = _setting("max_tokens"),
         tool_lang: str = _setting("tool_lang"),
+        mode: str = _setting("mode"),
         progress: bool = typer.Option(True, help="show a progress bar")) -> None:
-    """Run a model on the benchmark; one JSONL line per finished episode."""
+    """Run a model on the benchmark; one JSONL line per finished episode (or step, --mode steps)."""
     from kopa_bench.episodes import RunDirError
     from kopa_bench.runner.benchmark import run_benchmark
 
@@ -74,12 +75,24 @@ def run(model: str = typer.Option(..., "--model", help=RunConfig.model_fields["m
         config = RunConfig(model=model, client_backend=backend, max_steps=max_steps, temperature=temperature,
                            max_tool_records=max_tool_records, faults=faults, seeds=seeds, concurrency=concurrency,
                            cache=cache, cache_mode=cache_mode, max_tokens=max_tokens, tool_lang=tool_lang,
-                           source=str(tasks_file) if tasks_file else f"split:{split}")
-        res = run_benchmark(selected, config, out, progress=progress, **CLIENT_DEFAULTS)
+                           source=str(tasks_file) if tasks_file else f"split:{split}", mode=mode)
+        if config.mode == "steps":
+            from kopa_bench.runner.steps import run_steps
+
+            res = run_steps(selected, config, out, progress=progress, **CLIENT_DEFAULTS)
+        else:
+            res = run_benchmark(selected, config, out, progress=progress, **CLIENT_DEFAULTS)
     except (RunDirError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
     s = res.run["summary"]
+    if config.mode == "steps":
+        acc = s["step_accuracy"]
+        typer.echo(f"{res.ran} steps run, {res.skipped} already finished, {s['steps']} in {out}; step accuracy "
+                   f"{'-' if acc is None else format(acc, '.1%')} ({res.elapsed_s:.1f}s). Score: kopa bench score {out}")
+        if res.gold_failures:
+            typer.echo(f"warning: gold failed for {sorted(res.gold_failures)}", err=True)
+        return
     typer.echo(f"{res.ran} episodes run, {res.skipped} already finished, {s['episodes']} in {out}; "
                f"success {s['success_rate'] if s['success_rate'] is None else format(s['success_rate'], '.1%')} "
                f"({res.elapsed_s:.1f}s). Score: kopa bench score {out}")
@@ -92,18 +105,16 @@ def score(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory
           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
           episodes_out: Optional[Path] = typer.Option(None, "--scores-out", help="also write per-episode scores (JSONL)"),
           n_boot: int = typer.Option(1000, help="bootstrap resamples for CIs")) -> None:
-    """Score a run: re-execute gold on the run's backend, score every episode, aggregate."""
+    """Score a run: re-execute gold on the run's backend, score every episode (or step), aggregate."""
     from kopa_bench.episodes import RunDirError
-    from kopa_bench.runner.gold_scoring import score_run
-    from kopa_bench.scoring.report import scoreboard_table, summarize_scores
+    from kopa_bench.scoring.report import scoreboard_table
+    from kopa_bench.scoring.steps import is_steps_summary, step_table
 
     try:
-        scores, failures, meta = score_run(run_dir, **CLIENT_DEFAULTS)
+        scores, summary = score_dir(run_dir, n_boot)
     except RunDirError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
-    summary = summarize_scores(scores, n_boot=n_boot, gold_failures=failures)
-    summary["model"] = meta.get("config", {}).get("model", "")
     if episodes_out:
         episodes_out.write_text("".join(s.model_dump_json() + "\n" for s in scores), encoding="utf-8")
     if as_json:
@@ -111,7 +122,25 @@ def score(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory
         return
     from rich.console import Console
 
-    Console().print(scoreboard_table(summary, title=summary["model"] or str(run_dir)))
+    table = step_table if is_steps_summary(summary) else scoreboard_table
+    Console().print(table(summary, title=summary["model"] or str(run_dir)))
+
+
+def score_dir(run_dir: Path, n_boot: int = 1000) -> tuple[list, dict[str, Any]]:
+    """(scores, summary) of a run directory of either mode; the summary carries `model`."""
+    from kopa_bench.runner.gold_scoring import score_run
+    from kopa_bench.runner.steps import run_mode, score_steps_run
+    from kopa_bench.scoring.report import summarize_scores
+    from kopa_bench.scoring.steps import summarize_step_scores
+
+    if run_mode(run_dir) == "steps":
+        scores, failures, meta = score_steps_run(run_dir, **CLIENT_DEFAULTS)
+        summary = summarize_step_scores(scores, n_boot=n_boot, gold_failures=failures)
+    else:
+        scores, failures, meta = score_run(run_dir, **CLIENT_DEFAULTS)
+        summary = summarize_scores(scores, n_boot=n_boot, gold_failures=failures)
+    summary["model"] = meta.get("config", {}).get("model", "")
+    return scores, summary
 
 
 @app.command("recovery")
@@ -139,25 +168,55 @@ def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run dire
            out: Path = typer.Option(..., "--out", help="report folder (report.md + PNGs)"),
            n_boot: int = typer.Option(1000),
            bfcl: Optional[List[Path]] = typer.Option(None, "--bfcl", help="also a BFCL v4 section from these `kopa bfcl run` directories (the bfcl extra)")) -> None:
-    """Markdown report + plots; a leaderboard across runs with CIs."""
-    from kopa_bench.runner.gold_scoring import score_run
-    from kopa_bench.scoring.report import summarize_scores, write_report
+    """Markdown report + plots; a leaderboard across runs with CIs; full-episode and steps runs side by side."""
+    from kopa_bench.scoring.report import write_report
+    from kopa_bench.scoring.steps import is_steps_summary, plot_positions, side_by_side_markdown, step_positions_markdown
 
+    runs, step_runs = [], []
+    for d in run_dirs:
+        scores, summary = score_dir(d, n_boot)
+        label = summary["model"] or d.name
+        if any(label == r[0] for r in runs + step_runs):
+            label = f"{label} ({d.name})"
+        (step_runs if is_steps_summary(summary) else runs).append((label, scores, summary))
     sections: tuple[str, ...] = ()
+    image = None
+    if step_runs:
+        both = [(label, summary) for label, _, summary in runs + step_runs]
+        image = plot_positions(both, out)
+        sections = (side_by_side_markdown(both), step_positions_markdown(both, image.name if image else None))
     if bfcl:
         from kopa_bench.cli.bfcl_cmd import report_section
 
-        sections = (report_section(bfcl, out),)
-
-    runs = []
-    for d in run_dirs:
-        scores, failures, meta = score_run(d, **CLIENT_DEFAULTS)
-        label = meta.get("config", {}).get("model") or d.name
-        if any(label == r[0] for r in runs):
-            label = f"{label} ({d.name})"
-        runs.append((label, scores, summarize_scores(scores, n_boot=n_boot, gold_failures=failures)))
+        sections += (report_section(bfcl, out),)
     files = write_report(runs, out, extra_sections=sections)
+    if image is not None:
+        files[image.name] = image
     typer.echo("wrote " + ", ".join(str(p) for p in files.values()))
+
+
+@app.command("compare")
+def compare(run_dirs: List[Path] = typer.Argument(..., help="run directories: full-episode and/or --mode steps runs"),
+            n_boot: int = typer.Option(1000, help="bootstrap resamples for CIs")) -> None:
+    """One row per model: pass@1 of its episodes run beside the step accuracy of its steps run."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from kopa_bench.episodes import RunDirError
+    from kopa_bench.scoring.steps import side_by_side_rows
+
+    try:
+        summaries = [(summary["model"] or d.name, summary) for d in run_dirs for _, summary in [score_dir(d, n_boot)]]
+    except RunDirError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    rows = side_by_side_rows(summaries)
+    t = Table(title="full episodes and steps, side by side")
+    for col in rows[0]:
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for r in rows:
+        t.add_row(*r.values())
+    Console(width=160).print(t)
 
 
 @app.command("check-data")

@@ -75,3 +75,29 @@ class Episode(BaseModel):
             if kind:
                 out[kind] = out.get(kind, 0) + 1
         return out
+
+
+class StepEpisode(Episode):
+    """One generation of a step-level run (`kopa bench run --mode steps`): the model was given
+    the gold calls of the positions before `position`, with their real results, and produced this
+    turn. `calls[:given_calls]` are those gold calls; the calls after them are the model's own.
+    `position` counts call positions from 0; position `positions - 1` is the final answer."""
+
+    position: int = Field(description="0-based step position (gold call group); the last one is the answer")
+    positions: int = Field(description="step positions of this task: gold call groups + 1 (the answer)")
+    gold_steps: list[str] = Field(default_factory=list, description="gold step ids expected at this position (none: the answer)")
+    given_calls: int = Field(default=0, description="calls at the start of `calls` that are the gold's, not the model's")
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """What identifies the record in its run: (task id, seed, position)."""
+        return (self.task_id, self.seed, self.position)
+
+    @property
+    def is_answer(self) -> bool:
+        return self.position == self.positions - 1
+
+    @property
+    def own_calls(self) -> list[CallRecord]:
+        """The calls the model made at this position."""
+        return self.calls[self.given_calls:]

@@ -130,6 +130,9 @@ async def run_benchmark_async(
 
     `backend` may be a ready Backend (tests); otherwise `make_backend(config.model)` builds one.
     """
+    if config.mode != "episodes":
+        raise ValueError(f"mode={config.mode!r}: run_benchmark runs whole episodes; steps runs are "
+                         "kopa_bench.runner.steps.run_steps")
     if config.seeds < 1 or config.concurrency < 1:
         raise ValueError(f"seeds={config.seeds} and concurrency={config.concurrency} must both be at least 1")
     if not tasks:

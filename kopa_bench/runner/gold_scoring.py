@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_bench.catalog.registry import Catalog
-from kopa_bench.episodes import EPISODES, Episode, read_episodes
+from kopa_bench.episodes import EPISODES, Episode, RunDirError, read_episodes
 from kopa_bench.episodes.run_dir import load_run_tasks, read_run_json
 from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.runner.tool_clients import ClientSpec
@@ -86,6 +86,9 @@ def score_run(run_dir: str | Path, *, world: World | None = None,
     run_dir = Path(run_dir)
     meta = read_run_json(run_dir) or {}
     config = RunConfig.from_record(meta.get("config", {}))
+    if config.mode != "episodes":
+        raise RunDirError(f"{run_dir} is a {config.mode} run; score it with kopa_bench.runner.steps.score_steps_run "
+                          "(`kopa bench score` picks the right one)")
     tasks = load_run_tasks(run_dir)
     episodes = read_episodes(run_dir / EPISODES)
     spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode="replay" if config.cache else "auto",

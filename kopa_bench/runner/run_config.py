@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_MAX_TOKENS = 1024  # generation limit per assistant turn; also the backends' default
 SAMPLING_TEMPERATURE = 0.7  # used when seeds > 1 and no temperature is given
+MODES = ("episodes", "steps")
 
 
 def _frozen(default: Any, description: str) -> Any:
@@ -25,7 +26,7 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = _frozen("", "backend spec: openai:<url>#<model>, hf:<path>, gguf:qwen2.5-coder-0.5b, "
-                             "llamacpp:qwen2.5-coder-0.5b, oracle, no-tool, first-call")
+                             "llamacpp:qwen2.5-coder-0.5b (or -1.5b), oracle, no-tool, first-call")
     client_backend: str = _frozen("sandbox", "tool backend: sandbox | http://host:port | live")
     world_hash: str = _frozen("", "content hash of the world the tools answer from (set by the runner)")
     max_steps: int = _frozen(12, "assistant turns per episode")
@@ -41,6 +42,8 @@ class RunConfig(BaseModel):
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, description="generation limit per turn")
     source: str = Field("", description="where the tasks came from: split:<name> or a task file")
     tool_lang: str = _frozen("both", "tool description language: both | ko | en")
+    mode: str = _frozen("episodes", "episodes: whole episodes, scored by success and pass@k | steps: one "
+                                    "generation per gold step given the gold calls before it, scored by step accuracy")
 
     @model_validator(mode="before")
     @classmethod
@@ -49,6 +52,8 @@ class RunConfig(BaseModel):
         if isinstance(data, dict) and data.get("temperature") is None:
             seeds = data.get("seeds", cls.model_fields["seeds"].default)
             data = {**data, "temperature": 0.0 if seeds == 1 else SAMPLING_TEMPERATURE}
+        if isinstance(data, dict) and data.get("mode", "episodes") not in MODES:
+            raise ValueError(f"mode={data['mode']!r}; use one of {', '.join(MODES)}")
         return data
 
     @classmethod
@@ -70,4 +75,6 @@ class RunConfig(BaseModel):
     def resume_conflicts(self, recorded: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         """{field: (recorded, now)} for each frozen-on-resume field that differs from a run.json `config`."""
         now = self.record()
-        return {k: (recorded.get(k), now[k]) for k in self.frozen_on_resume() if recorded.get(k) != now[k]}
+        # a setting a run.json predates had its default then
+        was = {k: recorded.get(k, type(self).model_fields[k].default) for k in self.frozen_on_resume()}
+        return {k: (was[k], now[k]) for k in self.frozen_on_resume() if was[k] != now[k]}

@@ -115,7 +115,8 @@ def _bar_groups(ax, runs: list[tuple[str, dict]], key: str, title: str) -> None:
     ax.set_ylim(0, 1)
     ax.set_title(title)
     ax.set_ylabel("success")
-    ax.legend(fontsize=7)
+    if runs:  # a report of steps runs only has no full-episode bars
+        ax.legend(fontsize=7)
 
 
 def write_report(runs: list[tuple[str, list[EpisodeScore], dict[str, Any]]], out_dir: str | Path,
@@ -155,7 +156,8 @@ def write_report(runs: list[tuple[str, list[EpisodeScore], dict[str, Any]]], out
     ax.set_xlabel("calls per task (mean over seeds)")
     ax.set_ylabel("tasks")
     ax.set_title("calls per task")
-    ax.legend(fontsize=7)
+    if runs:
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "calls_per_task.png", dpi=110)
     plt.close(fig)

@@ -1,6 +1,8 @@
 """KOPA-Bench success: `evaluate` wrapper over kopa_bench.scoring (see README.md).
 
-predictions: episode JSON strings (lines of a run's episodes.jsonl)
+predictions: episode JSON strings (lines of a run's episodes.jsonl); the lines of a steps run
+             (`kopa bench run --mode steps`, records with a `position`) are scored as steps and
+             summarised as `kopa bench score --json` does for such a run (`step_accuracy`, ...)
 references:  JSON strings {"task": <task>, "gold": <GoldRun>} (gold optional: without it the
              gold program is re-executed on the in-process sandbox), or a bare task JSON.
 """
@@ -11,9 +13,10 @@ import json
 import datasets
 import evaluate
 
-from kopa_bench.episodes import Episode
+from kopa_bench.episodes import Episode, StepEpisode
 from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.scoring.report import summarize_scores
+from kopa_bench.scoring.steps import score_step, summarize_step_scores
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.program import GoldRun, execute_program
@@ -26,7 +29,9 @@ Args:
     n_boot: bootstrap resamples for CIs (default 1000).
 Returns:
     the same object as `kopa bench score --json`: success_rate, pass_at_k, pass_hat_k, response,
-    grounded, action_precision, action_recall, data_flow, state, efficiency, breakdowns, ...
+    grounded, action_precision, action_recall, data_flow, state, efficiency, breakdowns, ...;
+    for the records of a steps run: step_accuracy (+ CI), call_step_accuracy, answer_accuracy,
+    failures and breakdowns by position, shape, domain, platform and error kind.
 """
 _CITATION = "KOPA-Bench (2026)."
 
@@ -41,15 +46,24 @@ class KopaSuccess(evaluate.Metric):
     def _compute(self, predictions, references, n_boot=1000):
         gold_cache = {}
         scores = []
+        kinds = {"position" in json.loads(p) for p in predictions}
+        if len(kinds) > 1:
+            raise ValueError("predictions mix episodes and step records (lines with a `position`); "
+                             "score a full run and a steps run separately")
+        steps = kinds == {True}
         for pred, ref in zip(predictions, references):
-            ep = Episode.model_validate_json(pred)
             obj = json.loads(ref)
             task = Task.model_validate(obj["task"] if "task" in obj else obj)
             if task.id not in gold_cache:
-                gold_cache[task.id] = GoldRun.model_validate(obj["gold"]) if obj.get("gold") else _execute_gold(task)
-            gold = gold_cache[task.id]
-            scores.append(score_episode(task, gold, ep, compute_answer(task, gold), visible_records=ep.max_tool_records))
-        return summarize_scores(scores, n_boot=n_boot)
+                gold = GoldRun.model_validate(obj["gold"]) if obj.get("gold") else _execute_gold(task)
+                gold_cache[task.id] = (gold, compute_answer(task, gold))
+            gold, facts = gold_cache[task.id]
+            if steps:
+                scores.append(score_step(task, gold, StepEpisode.model_validate_json(pred), facts))
+            else:
+                ep = Episode.model_validate_json(pred)
+                scores.append(score_episode(task, gold, ep, facts, visible_records=ep.max_tool_records))
+        return summarize_step_scores(scores, n_boot=n_boot) if steps else summarize_scores(scores, n_boot=n_boot)
 
 
 def _execute_gold(task):

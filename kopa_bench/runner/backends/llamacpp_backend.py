@@ -1,4 +1,4 @@
-"""The bundled GGUF model on llama.cpp (``llamacpp:qwen2.5-coder-0.5b``): same model, same chat
+"""The bundled GGUF models on llama.cpp (``llamacpp:qwen2.5-coder-0.5b``, ``llamacpp:qwen2.5-coder-1.5b``): same model, same chat
 template and parser as ``gguf:``, much faster on CPU.
 
 transformers de-quantises the GGUF to float32 and re-reads the whole prompt every turn;
@@ -73,14 +73,14 @@ class LlamaCppBackend(Backend):
 
 
 def load_backend(name: str = "qwen2.5-coder-0.5b", **kw: Any) -> LlamaCppBackend:
-    """Factory behind ``llamacpp:qwen2.5-coder-0.5b``: the assembled, hash-checked bundled GGUF."""
+    """Factory behind ``llamacpp:<bundled model>`` (``qwen2.5-coder-0.5b``, ``qwen2.5-coder-1.5b``):
+    the assembled, hash-checked bundled GGUF."""
     from transformers import AutoTokenizer
 
-    from kopa_bench.runner.backends.gguf_model import ALIASES, MODEL_ALIAS, assemble_gguf
+    from kopa_bench.runner.backends.gguf_model import assemble_gguf, bundled_model
 
-    if name.strip().lower() not in ALIASES:
-        raise ValueError(f"unknown GGUF model {name!r}; the only bundled one is 'llamacpp:{MODEL_ALIAS}'")
-    path = assemble_gguf()
+    m = bundled_model(name, "llamacpp")
+    path = assemble_gguf(m)
     tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, local_files_only=True)
-    kw.setdefault("model_name", f"{MODEL_ALIAS}-instruct-q4_k_m-llamacpp")
+    kw.setdefault("model_name", f"{m.alias}-instruct-q4_k_m-llamacpp")
     return LlamaCppBackend(str(path), tokenizer, **kw)

@@ -2,7 +2,7 @@
 
 * ``openai:<base_url>#<model>`` (or ``openai:<base_url>`` with ``model=`` given as a keyword)
 * ``hf:<local path or hub id>``
-* ``gguf:qwen2.5-coder-0.5b`` (the offline model shipped as PyPI parts), ``llamacpp:`` the same on llama.cpp
+* ``gguf:qwen2.5-coder-0.5b`` / ``gguf:qwen2.5-coder-1.5b`` (the offline models shipped as PyPI parts), ``llamacpp:`` the same on llama.cpp
 * ``oracle``, ``no-tool``, ``first-call`` (the scripted reference agents)
 * anything added with :func:`register_backend`
 
@@ -73,7 +73,7 @@ def make_backend(spec: str, **kw: Any) -> Backend:
 _BACKENDS = "kopa_bench.runner.backends"
 register_backend("openai", f"{_BACKENDS}.openai_compat:OpenAICompatBackend.from_spec", form="openai:<base_url>#<model>")
 register_backend("hf", f"{_BACKENDS}.transformers_backend:load_backend", form="hf:<local path or hub id>")
-register_backend("gguf", f"{_BACKENDS}.gguf_model:load_backend", form="gguf:qwen2.5-coder-0.5b")
-register_backend("llamacpp", f"{_BACKENDS}.llamacpp_backend:load_backend", form="llamacpp:qwen2.5-coder-0.5b")
+register_backend("gguf", f"{_BACKENDS}.gguf_model:load_backend", form="gguf:qwen2.5-coder-0.5b|qwen2.5-coder-1.5b")
+register_backend("llamacpp", f"{_BACKENDS}.llamacpp_backend:load_backend", form="llamacpp:qwen2.5-coder-0.5b|qwen2.5-coder-1.5b")
 for _prefix, _cls in (("oracle", "OracleBackend"), ("no-tool", "NoToolBackend"), ("first-call", "FirstCallBackend")):
     register_backend(_prefix, f"kopa_bench.runner.scripted:{_cls}.from_spec", form=_prefix)
