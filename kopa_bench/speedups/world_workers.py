@@ -84,7 +84,9 @@ class WorldWorkers:
                                         initializer=_start_worker,
                                         initargs=(str(world.path), world.clock.now().isoformat()))
         self.busy = 0  # concurrent mode: requests the workers hold
-        self.room = 2 * workers  # a worker with its next request queued never waits for the pipe
+        # concurrent mode: requests in flight before this process answers itself, deep enough that a
+        # worker's queue does not run dry while this process does an episode's own work (BENCHMARKS.md)
+        self.room = 8 * workers
         self.broken = False
         self.users = 0
         self.stats = {"ahead": 0, "from_workers": 0, "taken_back": 0, "failed": 0}
