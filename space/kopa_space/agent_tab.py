@@ -96,7 +96,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
             await client.aclose()
             await gold_client.aclose()
 
-    status = "⏳ running…"
+    status = "running…"
     yield _empty_outputs(chat.messages, status)
     async for e in ev.stream(job):
         if e.kind == ev.MODEL_START:
@@ -108,7 +108,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         elif e.kind == ev.CALL_END:
             chat.call_end(e.data["seq"], e.data["tool"], e.data["result"])
         elif e.kind == "scoring":
-            status = "⏳ scoring against the gold program…"
+            status = "scoring against the gold program…"
         elif e.kind == ev.FAILED:
             err = e.data["error"]
             if isinstance(err, _ModelLoadError):
@@ -122,7 +122,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
             episode, gold, score = e.data["value"]
             chat.final(episode)
             # a model that stopped the run (endpoint down, server error) is said above the score too
-            stopped = explain_runner_errors(episode.errors) + "\n\n" if episode.stop_reason == "error" else ""
+            stopped = explain_runner_errors(episode.errors) + "\n\n" if episode.infra_error else ""
             if score is None or isinstance(score, str):
                 md = stopped + (score or "")
                 md += f"\n\n<sub>{episode.steps} turns · {len(episode.calls)} calls · {episode.timings.total_s:.1f} s · not scored</sub>"
@@ -143,7 +143,7 @@ class _ModelLoadError(Exception):
 
 
 def build_agent_tab() -> None:
-    gr.Markdown("Watch an agent chain Korean public API calls. Each 🔧 block is one call: its arguments, "
+    gr.Markdown("Watch an agent chain Korean public API calls. Each ⚙ block is one call: its arguments, "
                 "then the API's normalised response. / 에이전트가 공공 API를 연쇄 호출하는 과정을 실시간으로 봅니다.")
     with gr.Row():
         with gr.Column(scale=2):

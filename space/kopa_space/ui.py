@@ -17,7 +17,7 @@ INTRO = ("**KOPA** measures and trains LLM agents that chain calls to Korean pub
 
 def build_demo() -> gr.Blocks:
     with gr.Blocks(title=TITLE) as demo:
-        gr.Markdown(f"# 🇰🇷 {TITLE}\n{INTRO}")
+        gr.Markdown(f"# {TITLE}\n{INTRO}")
         with gr.Tabs():
             with gr.Tab("Agent", id="agent"):
                 build_agent_tab()
