@@ -174,8 +174,9 @@ def build_agent_tab() -> None:
                 trace = gr.JSON(label="trace")
     with gr.Row():
         compare = gr.Dataframe(headers=COMPARE_HEADERS, label="Gold program vs model calls", wrap=True, interactive=False,
-                               scale=3, column_widths=["8%", "38%", "8%", "38%", "8%"])
-        flow = gr.Dataframe(headers=FLOW_HEADERS, label="Data flow per argument", wrap=True, interactive=False, scale=2)
+                               scale=3, column_widths=["10%", "35%", "9%", "35%", "11%"])
+        flow = gr.Dataframe(headers=FLOW_HEADERS, label="Data flow per argument", wrap=True, interactive=False, scale=2,
+                            column_widths=["30%", "30%", "8%", "32%"])
 
     source.change(lambda s: (gr.update(visible=s == SOURCE_TASK), gr.update(visible=s == SOURCE_FREE), gr.update(visible=s == SOURCE_FREE)),
                   source, [task_id, query, platforms], api_name=False)

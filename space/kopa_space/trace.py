@@ -148,8 +148,9 @@ def score_markdown(score, episode) -> str:
     return "\n".join(lines)
 
 
-COMPARE_HEADERS = ["gold step", "gold call", "model call #", "model call", "match"]
-FLOW_HEADERS = ["step.argument", "from", "satisfied", "detail"]
+# short headers, and widths (agent_tab) that fit each one's longest word: a narrow column broke them a letter a line
+COMPARE_HEADERS = ["gold step", "gold call", "call #", "model call", "match"]
+FLOW_HEADERS = ["step.argument", "from", "ok", "detail"]
 
 
 def compare_rows(task, gold, episode, score) -> list[list[str]]:
