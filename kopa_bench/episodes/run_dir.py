@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import platform
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
@@ -97,14 +97,15 @@ def scan_records(path: Path, model: type[BaseModel] = Episode) -> JsonlScan:
     return JsonlScan(records, torn)
 
 
-def latest_attempts(episodes: Iterable[Episode]) -> list[Episode]:
-    """One episode per (task, seed): the one that finished, else the last infra-error attempt
-    (a rerun appends a new attempt after an infra error; the file stays append-only)."""
-    out: dict[tuple[str, int], Episode] = {}
+def latest_attempts(episodes: Iterable[Any], key: Callable[[Any], Hashable] = lambda e: (e.task_id, e.seed)) -> list[Any]:
+    """One record per `key` (an Episode's (task, seed)): the one that finished, else the last
+    infra-error attempt (a rerun appends a new attempt after an infra error; the file stays
+    append-only). Records of any kind with an `infra_error` flag (BFCL results too)."""
+    out: dict[Hashable, Any] = {}
     for ep in episodes:
-        key = (ep.task_id, ep.seed)
-        if key not in out or out[key].infra_error:
-            out[key] = ep
+        k = key(ep)
+        if k not in out or out[k].infra_error:
+            out[k] = ep
     return list(out.values())
 
 
