@@ -125,7 +125,7 @@ def test_endpoint_where_nothing_listens_is_explained(space_url):
     for text in (score_md, _text(chat[-1]["content"])):
         assert "모델 엔드포인트에 연결할 수 없습니다" in text and "Cannot reach the model endpoint" in text
         assert "Traceback" not in text
-    assert trace["stop_reason"] == "error" and trace["calls"] == []
+    assert trace["stop_reason"] == "infra_error" and trace["calls"] == []
     assert elapsed < 30  # one retry, not the batch runner's backoff ladder
 
 

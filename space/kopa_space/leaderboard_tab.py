@@ -34,11 +34,10 @@ def build_leaderboard(folder: str, uploads: list | None):
         except Exception as exc:
             problems.append(f"- `{os.path.basename(str(p))}`: {exc}")
     if not results:
-        msg = (f"**결과 파일이 없습니다.** / No results found in `{folder or '(none)'}`. This table loads, from that folder "
-               "(set it above or with `KOPA_SPACE_RESULTS`) or from uploads: the JSON of "
+        msg = (f"**결과 파일이 없습니다.** / No results found in `{folder or '(none)'}`. This table loads the JSON of "
                "`kopa bench score RUN --json > results/<model>.json` (like the repo's `docs/results/*.score.json`), "
-               "`kopa bench run --out results/<model>` folders (scored here), and `scores.jsonl` files written with "
-               "`kopa bench score RUN --scores-out`.")
+               "`kopa bench run --out results/<model>` folders (scored here) and `scores.jsonl` files "
+               "(`kopa bench score RUN --scores-out`). Set the folder above or with `KOPA_SPACE_RESULTS`, or upload files.")
         if problems:
             msg += "\n\n" + "\n".join(problems)
         return gr.update(value=[], headers=["model"]), msg, None, None
