@@ -76,6 +76,7 @@ def test_dead_endpoint_is_an_infra_error_and_a_rerun_with_it_up_completes(tmp_pa
     assert code == 1 and summary["complete"] is False and summary["n_episodes"] == 0 and summary["success_rate"] is None
     assert summary["completeness"]["infra_errors"] == [f"{i} seed 0" for i in IDS]
     assert summary["completeness"]["expected"] == 3 and summary["completeness"]["finished"] == 0
+    assert "ConnectError" in summary["completeness"]["reasons"][f"{IDS[0]} seed 0"]
     assert score_json(out, "--allow-partial")[0] == 0
 
     # the same command with the endpoint up runs all three again (none counts as finished)
@@ -89,6 +90,15 @@ def test_dead_endpoint_is_an_infra_error_and_a_rerun_with_it_up_completes(tmp_pa
     assert code == 0 and summary["complete"] is True and summary["n_episodes"] == 3
     assert summary["completeness"]["infra_errors"] == [] and summary["success_rate"] == 0.0
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["status"] == "finished"
+
+
+def test_the_dead_endpoint_of_the_issue_fails_scoring_saying_why(tmp_path) -> None:
+    out = tmp_path / "dead"
+    assert run("openai:http://127.0.0.1:9/v1#x", out, "--tasks", IDS[0]).exit_code == 1
+    res = invoke("bench", "score", out)
+    assert res.exit_code == 1
+    assert "INCOMPLETE: 0 of 1 episodes" in res.output and "model server failed" in res.output
+    assert "All connection attempts failed" in res.output and "http://127.0.0.1:9/v1" in res.output
 
 
 def test_server_errors_are_infra_errors_but_malformed_output_is_the_model(tmp_path) -> None:
@@ -149,8 +159,10 @@ def test_torn_and_missing_episodes_make_the_score_incomplete(tmp_path) -> None:
 
 
 def test_check_completeness_is_about_ids() -> None:
-    c = check_completeness(["a", "b", "c", "d"], ["a", "x"], infra_errors=["b", "a"], torn_lines=[7], unit="steps")
+    c = check_completeness(["a", "b", "c", "d"], ["a", "x"], infra_errors={"b": "HTTP 503", "a": "old"}, torn_lines=[7],
+                           unit="steps")
     assert (c.expected, c.finished, c.missing, c.infra_errors, c.torn_lines) == (4, 1, ["c", "d"], ["b"], [7])
+    assert c.reasons == {"b": "HTTP 503"} and c.problems()[1].endswith("b; b: HTTP 503")
     assert not c.complete and c.headline() == "INCOMPLETE: 1 of 4 steps"
     assert [p.split(" ")[0] for p in c.problems()] == ["missing", "infra", "torn"]
     whole = check_completeness(["a"], ["a"])

@@ -101,7 +101,8 @@ def run_completeness(run_dir: str | Path) -> Completeness:
     expected = [e.id for e in load_entries(resolve(cfg.get("category", "")), cfg.get("limit"))]
     expected += sorted({r.id for r in attempts} - set(expected), key=_index)
     return check_completeness(expected, [r.id for r in attempts if not r.infra_error],
-                              infra_errors=[r.id for r in attempts if r.infra_error], torn_lines=scan.torn_lines,
+                              infra_errors={r.id: r.errors[-1] if r.errors else "" for r in attempts if r.infra_error},
+                              torn_lines=scan.torn_lines,
                               unit="entries", source=str(d / RESULTS))
 
 
