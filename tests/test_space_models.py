@@ -126,6 +126,7 @@ def test_endpoint_where_nothing_listens_is_explained(space_url):
         assert "모델 엔드포인트에 연결할 수 없습니다" in text and "Cannot reach the model endpoint" in text
         assert "Traceback" not in text
     assert trace["stop_reason"] == "infra_error" and trace["calls"] == []
+    assert trace["score"] is None and "not scored" in score_md  # the server's failure is not scored as the model's
     assert elapsed < 30  # one retry, not the batch runner's backoff ladder
 
 

@@ -79,7 +79,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
                                             backend_label=tool_backend)
             except Exception as exc:  # tool errors are results, so what escapes is the model failing mid-run
                 raise _ModelLoadError(exc) from exc
-            if not scored:
+            if not scored or episode.infra_error:  # a failed model server says nothing about the model
                 return episode, None, None
             emit(ev.Event("scoring"))
             clock = WorldClock(datetime.now(KST)) if tool_backend == "live" else WorldClock()
