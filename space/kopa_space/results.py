@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
+
 SCORE_FILES = ("scores.jsonl", "score.json", "scores.json", "summary.json", "aggregate.json")
 RUN_FILES = ("tasks.json", "episodes.jsonl")  # what makes a folder a `kopa bench run` folder
 TABLE_METRICS = ("success", "response", "grounded", "action_precision", "action_recall", "data_flow", "state")
@@ -107,15 +109,23 @@ def is_run_dir(p: Path) -> bool:
     return p.is_dir() and all((p / n).is_file() for n in RUN_FILES)
 
 
+# scored run folders by (path, episodes file size and mtime): every load of the tab re-reads the folder
+_SCORED: LRUCache = LRUCache(maxsize=64)
+
+
 def _from_run_dir(p: Path) -> Result:
     """Score a `kopa bench run` folder the way `kopa bench score` does (gold re-executed)."""
     from kopa_bench.runner.gold_scoring import score_run
     from kopa_bench.scoring.report import summarize_scores
 
-    scores, failures, meta = score_run(p)
-    summary = summarize_scores(scores, n_boot=300, gold_failures=failures)
-    model = str((meta.get("config") or {}).get("model") or p.name)
-    return Result(model=model, source=str(p), agg=_from_summary(summary))
+    st = (p / RUN_FILES[1]).stat()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, (p / RUN_FILES[0]).stat().st_mtime_ns)
+    if key not in _SCORED:
+        scores, failures, meta = score_run(p)
+        summary = summarize_scores(scores, n_boot=300, gold_failures=failures)
+        _SCORED[key] = (str((meta.get("config") or {}).get("model") or p.name), _from_summary(summary))
+    model, agg = _SCORED[key]
+    return Result(model=model, source=str(p), agg=agg)
 
 
 def load_result(path: str | Path) -> Result:
