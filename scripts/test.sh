@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh train,space,dev,bfcl
 # The browser test drives Debian's chromium; install it when we may (root, apt available).
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing chromium and chromium-driver with apt-get (for the browser test; install them first to skip this)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
     || echo "chromium could not be installed; the browser test will be skipped"
 fi

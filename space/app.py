@@ -14,13 +14,13 @@ def main() -> None:
 
     from kopa_bench.client.redact import install_log_redaction
     from kopa_bench.settings import get_settings
-    from kopa_space import build_demo
+    from kopa_space import CSS, build_demo
 
     logging.basicConfig(level=get_settings().log_level)
     install_log_redaction()
     demo = build_demo()
     demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
-                server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+                server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS)
 
 
 if __name__ == "__main__":

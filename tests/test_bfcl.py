@@ -137,24 +137,52 @@ def test_prompt_mode_uses_bfcls_system_prompt_and_pythonic_calls(tmp_path):
 
 
 def test_malformed_output_and_backend_failures_are_recorded_not_raised(tmp_path):
+    down = {"on": True}
+
     def reply(messages, tools):
         q = messages[-1]["content"]
         if "factorial" in q:
             return '```json\n{"name": "math_factorial", "arguments": {"number": 5\n```'  # repaired by the parser
-        if "hypotenuse" in q:
+        if "hypotenuse" in q and down["on"]:
             return BackendError("server said 500")
+        if "hypotenuse" in q:
+            return '<tool_call>{"name": "math_hypot", "arguments": {"x": 4, "y": 5}}</tool_call>'
         return '<tool_call>{"name": "calculate_triangle_area", "arguments": "{not json"}</tool_call>'
 
     res = asyncio.run(run_bfcl_async("simple", "fake", tmp_path / "m", limit=3, backend=TextBackend(reply)))
     by_id = {v.id: v for v in res.verdicts}
     assert by_id["simple_python_1"].valid
-    assert by_id["simple_python_0"].error_type == "ast_decoder:decoder_failed"
-    assert by_id["simple_python_2"].error_type == "kopa:inference_error"
+    assert by_id["simple_python_0"].error_type == "ast_decoder:decoder_failed"  # malformed output: the model's
+    assert "simple_python_2" not in by_id  # the server failed: an infra error, not scored
+    assert not res.completeness.complete and res.completeness.infra_errors == ["simple_python_2"]
+    assert res.run["status"] == "incomplete" and res.run["summary"]["infra_errors"] == 1
+    lines = [json.loads(ln) for ln in (tmp_path / "m" / RESULTS).read_text().splitlines()]
+    assert next(r for r in lines if r["id"] == "simple_python_2")["errors"] == ["BackendError: server said 500"]
     _, results = read_run(tmp_path / "m")
     bad = next(r for r in results if r.id == "simple_python_0").turns[0][0].calls[0]
     assert bad.error and bad.arguments is None
-    assert next(r for r in results if r.id == "simple_python_2").errors == ["BackendError: server said 500"]
-    assert res.run["summary"]["inference_errors"] == 1
+    assert sorted(r.id for r in results) == ["simple_python_0", "simple_python_1"]
+
+    scored = cli.invoke(app, ["bfcl", "score", str(tmp_path / "m"), "--json"])
+    assert scored.exit_code == 1 and "INCOMPLETE: 2 of 3 entries" in scored.output and "infra errors 1" in scored.output
+    record = json.loads(scored.stdout.splitlines()[0])
+    assert record["complete"] is False and record["total_count"] == 2
+    assert cli.invoke(app, ["bfcl", "score", str(tmp_path / "m"), "--allow-partial"]).exit_code == 0
+
+    down["on"] = False  # the server is back: a rerun runs that entry again, and only it
+    again = asyncio.run(run_bfcl_async("simple", "fake", tmp_path / "m", limit=3, backend=TextBackend(reply)))
+    assert again.ran == 1 and again.completeness.complete and len(again.verdicts) == 3
+    assert cli.invoke(app, ["bfcl", "score", str(tmp_path / "m"), "--json"]).exit_code == 0
+
+
+def test_torn_and_missing_entries_make_a_bfcl_score_incomplete(tmp_path):
+    out = tmp_path / "t"
+    run_bfcl("simple", "replay", out, limit=4)
+    lines = (out / RESULTS).read_bytes().splitlines(keepends=True)
+    (out / RESULTS).write_bytes(lines[0] + lines[1] + lines[2][:30])  # one line torn, one missing
+    res = cli.invoke(app, ["bfcl", "score", str(out)])
+    assert res.exit_code == 1
+    assert "INCOMPLETE: 2 of 4 entries" in res.output and "missing 2" in res.output and ": 3" in res.output
 
 
 def test_irrelevance_counts_undecodable_calls_as_no_call_like_bfcl():

@@ -33,7 +33,7 @@ def test_oracle_run_shows_every_gold_call_and_the_score(space_url, task):
     assert [c["tool"] for c in trace["calls"]] == gold_tools
     # every gold call is rendered as a finished, collapsible tool block, in order
     titles = [(m.get("metadata") or {}).get("title") for m in chat if m["role"] == "assistant"]
-    assert [t for t in titles if t and t.startswith("🔧")] == [f"🔧 {t}" for t in gold_tools]
+    assert [t for t in titles if t and t.startswith("⚙")] == [f"⚙ {t}" for t in gold_tools]
     assert all((m.get("metadata") or {}).get("status") in (None, "done") for m in chat)
     # the final answer is the last message, and the score says the oracle solved it
     assert chat[-1]["role"] == "assistant" and trace["final_answer"] in _text(chat[-1]["content"])
@@ -41,7 +41,7 @@ def test_oracle_run_shows_every_gold_call_and_the_score(space_url, task):
     assert trace["score"]["action_recall"] == 1.0 and trace["score"]["data_flow"] == 1.0
     assert "success" in score_md
     assert [r[0] for r in compare["data"]] == [s["id"] for s in task["program"]]
-    assert all(r[2] == "✅" for r in flow["data"]) and len(flow["data"]) >= 2
+    assert all(r[2] == "✓" for r in flow["data"]) and len(flow["data"]) >= 2
     assert elapsed < 60
 
 

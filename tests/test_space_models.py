@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 
 import pytest
@@ -84,29 +83,11 @@ class ScriptedOpenAI:
 
 @pytest.fixture
 def fake_openai():
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
+    from tests.fake_openai import serving
 
     script = ScriptedOpenAI(TASK)
-
-    async def chat(request: Request):
-        return JSONResponse(script.reply(await request.json()))
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])]),
-                                           host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the fake OpenAI server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/v1", script
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(script.reply) as url:
+        yield url, script
 
 
 def test_openai_endpoint_runs_the_task_and_the_trace_has_every_call(space_url, fake_openai):
@@ -124,12 +105,12 @@ def test_openai_endpoint_runs_the_task_and_the_trace_has_every_call(space_url, f
     assert {t["function"]["name"] for t in first["tools"]} == set(TASK["tools"])
     assert [m["role"] for m in script.requests[-1]["messages"]][-2:] == ["assistant", "tool"]
     titles = [(m.get("metadata") or {}).get("title") for m in chat if m["role"] == "assistant"]
-    assert [t for t in titles if t and t.startswith("🔧")] == [f"🔧 {t}" for t in gold_tools]
+    assert [t for t in titles if t and t.startswith("⚙")] == [f"⚙ {t}" for t in gold_tools]
     assert "가장 가까운 측정소는" in _text(chat[-1]["content"])
     assert trace["stop_reason"] == "answer" and trace["model"].startswith("openai:")
     assert trace["score"]["action_recall"] == 1.0 and trace["score"]["data_flow"] == 1.0
     assert trace["score"]["success"] is True, score_md
-    assert all(r[2] == "✅" for r in flow["data"])
+    assert all(r[2] == "✓" for r in flow["data"])
 
 
 def flow_station(trace) -> str:
@@ -144,7 +125,8 @@ def test_endpoint_where_nothing_listens_is_explained(space_url):
     for text in (score_md, _text(chat[-1]["content"])):
         assert "모델 엔드포인트에 연결할 수 없습니다" in text and "Cannot reach the model endpoint" in text
         assert "Traceback" not in text
-    assert trace["stop_reason"] == "error" and trace["calls"] == []
+    assert trace["stop_reason"] == "infra_error" and trace["calls"] == []
+    assert trace["score"] is None and "not scored" in score_md  # the server's failure is not scored as the model's
     assert elapsed < 30  # one retry, not the batch runner's backoff ladder
 
 
@@ -165,7 +147,7 @@ def test_local_checkpoint_folder_loads_and_runs_a_turn(space_url, tiny_checkpoin
     assert trace["model"] == f"hf:{tiny_checkpoint}"
     assert trace["stop_reason"] in ("answer", "step_limit")
     assert trace["score"] is not None and trace["score"]["success"] is False
-    assert "Traceback" not in score_md and "❌ not solved" in score_md
+    assert "Traceback" not in score_md and "✗ not solved" in score_md
     assert "1 turns" in score_md
     assert [r[0] for r in compare["data"]][:3] == ["s1", "s2", "s3"]
 
@@ -210,7 +192,7 @@ def test_small_real_model_streams_tool_calls_on_a_dev_task():
         job = client.submit("benchmark task", DEV_TASK, "", [], "gguf", "", "", "sandbox", "", 4, api_name="/run_agent")
         updates = []  # (seconds since submit, number of finished tool blocks)
         for out in job:
-            done = [m for m in out[0] if m["role"] == "assistant" and ((m.get("metadata") or {}).get("title") or "")[:1] in ("🔧", "⚠")
+            done = [m for m in out[0] if m["role"] == "assistant" and ((m.get("metadata") or {}).get("title") or "")[:1] in ("⚙", "⚠")
                     and (m.get("metadata") or {}).get("status") == "done"]
             updates.append((time.perf_counter() - t0, len(done)))
         chat, score_md, _, _, trace = job.outputs()[-1]

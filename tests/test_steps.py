@@ -212,7 +212,7 @@ def test_quickstart_prints_step_accuracy_beside_pass_at_1(tmp_path) -> None:
     assert summarize_step_scores(score_steps_run(tmp_path / "quickstart-steps")[0], n_boot=10)["step_accuracy"] > 0
 
 
-def test_a_failed_generation_is_a_wrong_step_that_says_why(tasks, tmp_path, world, catalog) -> None:
+def test_a_failed_generation_says_why_and_a_broken_server_is_an_infra_error(tasks, tmp_path, world, catalog) -> None:
     from kopa_bench.runner.backends.contract import BackendError, ContextOverflowError
 
     class Failing(OracleBackend):
@@ -225,5 +225,13 @@ def test_a_failed_generation_is_a_wrong_step_that_says_why(tasks, tmp_path, worl
 
     res = run_steps(tasks[:1], steps_config("oracle"), tmp_path, backend=Failing("oracle"), world=world, catalog=catalog)
     got = {s.position: (s.correct, s.failure) for s in res.scores}
-    assert got == {0: (True, None), 1: (False, "backend_error"), 2: (False, "context_limit"), 3: (False, "context_limit")}
-    assert len(read_step_records(tmp_path)) == 4  # recorded, as a full run records a failed episode
+    # the server's 500 is the harness's failure, not the model's: recorded, not scored, rerun later
+    assert got == {0: (True, None), 2: (False, "context_limit"), 3: (False, "context_limit")}
+    assert len(read_step_records(tmp_path)) == 4
+    from kopa_bench.runner.steps import steps_run_completeness
+
+    completeness = steps_run_completeness(tmp_path)
+    assert not completeness.complete and completeness.infra_errors == [f"{tasks[0].id} seed 0 position 1"]
+    rerun = run_steps(tasks[:1], steps_config("oracle"), tmp_path, backend=OracleBackend("oracle"), world=world,
+                      catalog=catalog)
+    assert rerun.ran == 1 and steps_run_completeness(tmp_path).complete

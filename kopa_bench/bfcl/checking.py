@@ -101,7 +101,7 @@ def _detail(value: Any) -> Any:
 # ---- checking -----------------------------------------------------------------------------------
 def check(entry: Entry, result: BfclResult, category: Category, mode: Mode) -> Verdict:
     """bfcl_eval's verdict on one entry; never raises for a bad model output."""
-    if result.stop_reason == "error":
+    if result.stop_reason in ("error", "infra_error"):  # infra errors are kept from scoring; never a pass
         return Verdict(id=entry.id, valid=False, error_type="kopa:inference_error", error=result.errors[:3])
     bfcl = compat.load()
     if category.kind == "multi_turn":

@@ -44,9 +44,15 @@ class BfclResult(BaseModel):
     model: str = ""
     mode: Literal["fc", "prompt"] = "fc"
     turns: list[list[BfclStep]] = Field(default_factory=list, description="turns -> steps; single-turn categories have one step")
-    stop_reason: Literal["done", "force_terminated", "error"] = "done"
+    stop_reason: Literal["done", "force_terminated", "error", "infra_error"] = Field(
+        default="done", description="error: the model's context ran out (counted wrong, as BFCL does); infra_error: "
+                                    "the model server or the harness failed (not scored; a rerun runs the entry again)")
     errors: list[str] = Field(default_factory=list)
     total_s: float = 0.0
+
+    @property
+    def infra_error(self) -> bool:
+        return self.stop_reason == "infra_error"
 
     def to_jsonl(self) -> str:
         return self.model_dump_json()

@@ -2,9 +2,12 @@
 
 A run directory holds
   run.json        config (model, category, mode, sampling), versions, last summary
-  results.jsonl   one BfclResult per FINISHED entry, appended, flushed and fsync'd (the KOPA
-                  runner's EpisodeWriter); a rerun skips the entries already there, and a line
-                  torn by a kill is cut off first (the runner's read_episodes)
+  results.jsonl   one BfclResult per ended entry, appended, flushed and fsync'd (the KOPA
+                  runner's EpisodeWriter); a rerun skips the entries already there except those an
+                  infra error ended, and a line torn by a kill is cut off first (read_episodes)
+
+`run_completeness` checks a folder against the entries its run.json asked for (missing, torn,
+infra errors), with the same check KOPA-Bench runs use.
 
 An entry runs as BFCL's generation step runs it (base_handler.inference_*): single-turn
 categories get one model turn; multi-turn categories get each user turn in order, and within a
@@ -30,7 +33,8 @@ from filelock import FileLock, Timeout
 
 from kopa_bench.client.redact import redact
 from kopa_bench.runner.backends.contract import Backend, ContextOverflowError
-from kopa_bench.episodes.run_dir import EpisodeWriter, RunDirError, read_episodes, versions
+from kopa_bench.episodes.completeness import Completeness, check_completeness
+from kopa_bench.episodes.run_dir import EpisodeWriter, RunDirError, latest_attempts, read_episodes, scan_records, versions
 
 from kopa_bench.bfcl import compat, prompting
 from kopa_bench.bfcl.agents import AGENTS, CURRENT, EntryContext
@@ -80,8 +84,29 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def read_run(run_dir: str | Path) -> tuple[dict, list[BfclResult]]:
-    """(run.json, finished results) of a BFCL run directory; RunDirError says what is wrong."""
+    """(run.json, finished results) of a BFCL run directory; RunDirError says what is wrong.
+    Torn lines and entries an infra error ended are left out (`run_completeness` names them)."""
+    meta = _run_meta(Path(run_dir))
+    scan = scan_records(Path(run_dir) / RESULTS, BfclResult)
+    return meta, [r for r in latest_attempts(scan.records, key=_id) if not r.infra_error]
+
+
+def run_completeness(run_dir: str | Path) -> Completeness:
+    """The entries run.json's category and --limit ask for (and any an earlier invocation with
+    another --limit ran) against the finished ones."""
     d = Path(run_dir)
+    cfg = _run_meta(d).get("config", {})
+    scan = scan_records(d / RESULTS, BfclResult)
+    attempts = latest_attempts(scan.records, key=_id)
+    expected = [e.id for e in load_entries(resolve(cfg.get("category", "")), cfg.get("limit"))]
+    expected += sorted({r.id for r in attempts} - set(expected), key=_index)
+    return check_completeness(expected, [r.id for r in attempts if not r.infra_error],
+                              infra_errors={r.id: r.errors[-1] if r.errors else "" for r in attempts if r.infra_error},
+                              torn_lines=scan.torn_lines,
+                              unit="entries", source=str(d / RESULTS))
+
+
+def _run_meta(d: Path) -> dict:
     if not d.is_dir():
         raise RunDirError(f"{d} is not a directory; give a `kopa bfcl run --out` directory")
     if not (d / RUN_JSON).is_file():
@@ -90,7 +115,7 @@ def read_run(run_dir: str | Path) -> tuple[dict, list[BfclResult]]:
     if meta.get("kind") != "bfcl":
         raise RunDirError(f"{d} is not a BFCL run (its {RUN_JSON} has kind {meta.get('kind')!r}); "
                           "KOPA-Bench runs are scored with `kopa bench score`")
-    return meta, read_episodes(d / RESULTS, model=BfclResult)
+    return meta
 
 
 # ---- one entry ----------------------------------------------------------------------------------
@@ -116,7 +141,8 @@ async def _generate(backend: Backend, messages: list[dict], tools: list[dict], s
 
 
 async def run_entry(entry: Entry, category: Category, backend: Backend, s: _Settings) -> BfclResult:
-    """Run one entry; a backend failure becomes stop_reason "error" with the reason recorded."""
+    """Run one entry; a full context becomes stop_reason "error" (the model's), any other failure
+    (the model server, the harness, odd data) "infra_error", with the reason recorded."""
     t0 = time.perf_counter()
     res = BfclResult(id=entry.id, category=category.name, model=s.model, mode=s.mode)
     try:
@@ -134,7 +160,7 @@ async def run_entry(entry: Entry, category: Category, backend: Backend, s: _Sett
         res.errors.append(redact(f"context window full: {exc}")[:500])
     except Exception as exc:  # one bad entry (backend error, odd data) must not end the run
         log.error("entry %s failed: %s", entry.id, redact(str(exc)))
-        res.stop_reason = "error"
+        res.stop_reason = "infra_error"
         res.errors.append(redact(f"{type(exc).__name__}: {exc}")[:500])
     res.total_s = round(time.perf_counter() - t0, 4)
     return res
@@ -201,6 +227,7 @@ class BfclRunResult:
     skipped: int
     verdicts: list[Verdict]
     elapsed_s: float
+    completeness: Completeness
 
     @property
     def accuracy(self) -> float | None:
@@ -242,7 +269,9 @@ async def _run(cat, entries, backend_spec, out, t_start, *, limit, concurrency, 
     old = json.loads((out / RUN_JSON).read_text(encoding="utf-8")) if (out / RUN_JSON).exists() else None
     if old is not None and old.get("kind") != "bfcl":
         raise RunDirError(f"{out} holds a run that is not a BFCL run; use another --out directory")
-    finished = read_episodes(out / RESULTS, repair=True, model=BfclResult)
+    # an entry an infra error ended is run again; its old line stays, superseded (latest_attempts)
+    finished = [r for r in latest_attempts(read_episodes(out / RESULTS, repair=True, model=BfclResult), key=_id)
+                if not r.infra_error]
     if backend is None:
         backend = make_bfcl_backend(backend_spec, **backend_kwargs)
     try:
@@ -275,6 +304,10 @@ async def _run(cat, entries, backend_spec, out, t_start, *, limit, concurrency, 
                 res = await run_entry(entry, cat, backend, settings)
                 await writer.write(res)
             new.append(res)
+            if res.infra_error:  # not the model's doing: no verdict
+                if bar:
+                    bar.skip()
+                return
             verdict = check(entry, res, cat, resolved)
             verdicts.append(verdict)
             if bar:
@@ -296,19 +329,25 @@ async def _run(cat, entries, backend_spec, out, t_start, *, limit, concurrency, 
         await backend.aclose()
     elapsed = time.perf_counter() - t_start
     correct = sum(v.valid for v in verdicts)
-    run.update(status="finished", updated=_now(),
+    completeness = run_completeness(out)
+    run.update(status="finished" if completeness.complete else "incomplete", updated=_now(),
                summary={"entries": len(verdicts), "correct_count": correct,
                         "accuracy": correct / len(verdicts) if verdicts else None,
                         "inference_errors": sum(r.stop_reason == "error" for r in finished + new),
+                        "infra_errors": len(completeness.infra_errors), "expected": completeness.expected,
                         "last_invocation_s": round(elapsed, 3), "ran": len(todo),
                         "wall_s": round(((old or {}).get("summary") or {}).get("wall_s", 0.0) + elapsed, 3)})
     _atomic_write(out / RUN_JSON, json.dumps(run, ensure_ascii=False, indent=1))
-    return BfclRunResult(out, run, len(todo), len(entries) - len(todo), verdicts, elapsed)
+    return BfclRunResult(out, run, len(todo), len(entries) - len(todo), verdicts, elapsed, completeness)
 
 
 def run_bfcl(category: str, backend_spec: str, out_dir: str | Path, **kw: Any) -> BfclRunResult:
     """Synchronous :func:`run_bfcl_async` (CLI, scripts)."""
     return asyncio.run(run_bfcl_async(category, backend_spec, out_dir, **kw))
+
+
+def _id(result: BfclResult) -> str:
+    return result.id
 
 
 def _index(entry_id: str) -> tuple[str, int]:
@@ -339,6 +378,9 @@ class _Bar:
 
     def stop(self) -> None:
         self.p.stop()
+
+    def skip(self) -> None:
+        self.p.update(self.t, advance=1)
 
     def advance(self, ok: bool) -> None:
         self.n += 1

@@ -33,7 +33,7 @@ from kopa_bench.bfcl import compat
 from kopa_bench.bfcl.categories import CATEGORIES, resolve
 from kopa_bench.bfcl.checking import Verdict, check
 from kopa_bench.bfcl.data import load_entries
-from kopa_bench.bfcl.runner import read_run
+from kopa_bench.bfcl.runner import read_run, run_completeness
 
 BENCHMARK = "BFCL v4"
 SCORE_JSON = "bfcl_score.json"
@@ -64,6 +64,7 @@ def score_run(run_dir: str | Path, *, write: bool = True) -> dict[str, Any]:
         raise RunDirError(f"{d}: entries {unknown[:3]} are not in bfcl-eval {compat.load().version}'s {cat.name}; "
                           "the run was made with another bfcl-eval version")
     verdicts: list[Verdict] = [check(entries[r.id], r, cat, mode) for r in results]
+    completeness = run_completeness(d)
     correct = sum(v.valid for v in verdicts)
     total = len(verdicts)
     bfcl = compat.load()
@@ -74,6 +75,7 @@ def score_run(run_dir: str | Path, *, write: bool = True) -> dict[str, Any]:
         "category_size": len(entries), "sample": total < len(entries),
         "error_types": dict(sorted(Counter(v.error_type for v in verdicts if not v.valid).items())),
         "inference_errors": sum(r.stop_reason == "error" for r in results),
+        "complete": completeness.complete, "completeness": completeness.report(),
         "model_s": round(sum(s.latency_s for r in results for t in r.turns for s in t), 3),
         "wall_s": (meta.get("summary") or {}).get("wall_s"),
         "run_dir": str(d),

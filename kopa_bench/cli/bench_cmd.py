@@ -16,27 +16,43 @@ app = typer.Typer(no_args_is_help=True, help="KOPA-Bench: run agents, score runs
 CLIENT_DEFAULTS: dict[str, Any] = {}
 
 
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """One `error: ...` line on stderr and the exit to raise (no traceback, no usage box)."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _ids_hint(split: str, tasks_file: Optional[Path]) -> str:
+    source = f"--tasks-file {tasks_file}" if tasks_file is not None else f"--split {split}"
+    return f"list the valid ids with `kopa bench stats {source} --ids`"
+
+
 def select_tasks(split: str = "test", tasks_file: Optional[Path] = None, ids: Optional[str] = None,
                  limit: Optional[int] = None) -> list:
-    from kopa_bench.tasks.task_schema import load_tasks, parse_tasks
+    from kopa_bench.tasks.task_schema import TaskFileError, load_tasks, parse_tasks
 
-    if tasks_file is not None:
-        if not tasks_file.exists():
-            raise typer.BadParameter(f"--tasks-file {tasks_file} does not exist")
-        tasks = parse_tasks(json.loads(tasks_file.read_text(encoding="utf-8")), str(tasks_file))
-    else:
-        tasks = load_tasks(split)
+    try:
+        if tasks_file is not None:
+            if not tasks_file.exists():
+                raise fail(f"--tasks-file {tasks_file} does not exist")
+            tasks = parse_tasks(json.loads(tasks_file.read_text(encoding="utf-8")), str(tasks_file))
+        else:
+            tasks = load_tasks(split)
+    except (TaskFileError, json.JSONDecodeError) as exc:
+        raise fail(str(exc)) from None
     if ids:
         want = [i.strip() for i in ids.split(",") if i.strip()]
         have = {t.id: t for t in tasks}
         missing = [i for i in want if i not in have]
         if missing:
-            raise typer.BadParameter(f"--tasks: unknown task ids {missing}; e.g. {sorted(have)[:5]}")
+            where = f"{tasks_file}" if tasks_file is not None else f"split {split!r}"
+            raise fail(f"--tasks: unknown task id{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                       f"(not in {where}); {_ids_hint(split, tasks_file)}")
         tasks = [have[i] for i in want]
     if limit is not None:
         tasks = tasks[:limit]
     if not tasks:
-        raise typer.BadParameter(f"no tasks selected (split {split!r}, file {tasks_file}, ids {ids}, limit {limit})")
+        raise fail(f"no tasks selected (split {split!r}, file {tasks_file}, ids {ids}, limit {limit})")
     return tasks
 
 
@@ -83,8 +99,7 @@ def run(model: str = typer.Option(..., "--model", help=RunConfig.model_fields["m
         else:
             res = run_benchmark(selected, config, out, progress=progress, **CLIENT_DEFAULTS)
     except (RunDirError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise fail(str(exc)) from None
     s = res.run["summary"]
     if config.mode == "steps":
         acc = s["step_accuracy"]
@@ -93,54 +108,84 @@ def run(model: str = typer.Option(..., "--model", help=RunConfig.model_fields["m
         if res.gold_failures:
             typer.echo(f"warning: gold failed for {sorted(res.gold_failures)}", err=True)
         return
-    typer.echo(f"{res.ran} episodes run, {res.skipped} already finished, {s['episodes']} in {out}; "
+    typer.echo(f"{res.ran} episodes run, {res.skipped} already finished, {s['episodes']} of {s['expected']} in {out}; "
                f"success {s['success_rate'] if s['success_rate'] is None else format(s['success_rate'], '.1%')} "
                f"({res.elapsed_s:.1f}s). Score: kopa bench score {out}")
     if res.gold_failures:
         typer.echo(f"warning: gold failed for {sorted(res.gold_failures)}", err=True)
+    if not res.completeness.complete:
+        _say_incomplete(res.completeness)
+        typer.echo("rerun the same command to run what is missing", err=True)
+        raise typer.Exit(1)
+
+
+def _say_incomplete(completeness: Any) -> None:
+    typer.echo(completeness.headline(), err=True)
+    for line in completeness.problems():
+        typer.echo(f"  {line}", err=True)
 
 
 @app.command("score")
 def score(run_dir: Path = typer.Argument(..., help="a `kopa bench run` directory"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
           episodes_out: Optional[Path] = typer.Option(None, "--scores-out", help="also write per-episode scores (JSONL)"),
-          n_boot: int = typer.Option(1000, help="bootstrap resamples for CIs")) -> None:
-    """Score a run: re-execute gold on the run's backend, score every episode (or step), aggregate."""
+          n_boot: int = typer.Option(1000, help="bootstrap resamples for CIs"),
+          allow_partial: bool = typer.Option(False, "--allow-partial",
+                                             help="exit 0 even when the run is incomplete (missing or torn episodes, infra errors)")) -> None:
+    """Score a run: re-execute gold on the run's backend, score every episode (or step), aggregate.
+
+    The run is checked against what its run.json and tasks.json say it holds: missing episodes,
+    torn lines and infra errors make it INCOMPLETE (exit 1 unless --allow-partial)."""
     from kopa_bench.episodes import RunDirError
     from kopa_bench.scoring.report import scoreboard_table
     from kopa_bench.scoring.steps import is_steps_summary, step_table
 
+    if not run_dir.exists():
+        raise fail(f"{run_dir} does not exist; give the --out folder of a `kopa bench run`")
     try:
-        scores, summary = score_dir(run_dir, n_boot)
+        scores, summary, completeness = score_dir(run_dir, n_boot)
     except RunDirError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise fail(str(exc)) from None
     if episodes_out:
         episodes_out.write_text("".join(s.model_dump_json() + "\n" for s in scores), encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
-        return
-    from rich.console import Console
+    else:
+        from rich.console import Console
 
-    table = step_table if is_steps_summary(summary) else scoreboard_table
-    Console().print(table(summary, title=summary["model"] or str(run_dir)))
+        table = step_table if is_steps_summary(summary) else scoreboard_table
+        Console().print(table(summary, title=summary["model"] or str(run_dir)))
+        for tid, why in sorted(summary.get("gold_failures", {}).items()):
+            typer.echo(f"gold failed for {tid}: {why}")
+    if not completeness.complete:
+        _say_incomplete(completeness)
+        if not allow_partial:
+            typer.echo("the score covers only what finished; rerun the `kopa bench run` command to complete the run, "
+                       "or pass --allow-partial to accept a partial score", err=True)
+            raise typer.Exit(1)
 
 
-def score_dir(run_dir: Path, n_boot: int = 1000) -> tuple[list, dict[str, Any]]:
-    """(scores, summary) of a run directory of either mode; the summary carries `model`."""
+def score_dir(run_dir: Path, n_boot: int = 1000) -> tuple[list, dict[str, Any], Any]:
+    """(scores, summary, completeness) of a run directory of either mode; the summary carries
+    `model`, `complete` and `completeness`."""
+    from kopa_bench.episodes import episode_run_completeness
     from kopa_bench.runner.gold_scoring import score_run
-    from kopa_bench.runner.steps import run_mode, score_steps_run
+    from kopa_bench.runner.steps import run_mode, score_steps_run, steps_run_completeness
     from kopa_bench.scoring.report import summarize_scores
     from kopa_bench.scoring.steps import summarize_step_scores
 
     if run_mode(run_dir) == "steps":
+        completeness = steps_run_completeness(run_dir)
         scores, failures, meta = score_steps_run(run_dir, **CLIENT_DEFAULTS)
         summary = summarize_step_scores(scores, n_boot=n_boot, gold_failures=failures)
     else:
+        completeness = episode_run_completeness(run_dir)
         scores, failures, meta = score_run(run_dir, **CLIENT_DEFAULTS)
         summary = summarize_scores(scores, n_boot=n_boot, gold_failures=failures)
     summary["model"] = meta.get("config", {}).get("model", "")
-    return scores, summary
+    summary["complete"] = completeness.complete
+    summary["completeness"] = completeness.report()
+    return scores, summary, completeness
 
 
 @app.command("recovery")
@@ -174,10 +219,15 @@ def report(run_dirs: List[Path] = typer.Argument(..., help="one or more run dire
 
     runs, step_runs = [], []
     for d in run_dirs:
-        scores, summary = score_dir(d, n_boot)
+        if not d.exists():
+            raise fail(f"{d} does not exist; give the --out folders of `kopa bench run`")
+        scores, summary, completeness = score_dir(d, n_boot)
         label = summary["model"] or d.name
         if any(label == r[0] for r in runs + step_runs):
             label = f"{label} ({d.name})"
+        if not completeness.complete:  # a partial run's numbers are not comparable: the label says so
+            label += f" [{completeness.headline()}]"
+            _say_incomplete(completeness)
         (step_runs if is_steps_summary(summary) else runs).append((label, scores, summary))
     sections: tuple[str, ...] = ()
     image = None
@@ -206,7 +256,7 @@ def compare(run_dirs: List[Path] = typer.Argument(..., help="run directories: fu
     from kopa_bench.scoring.steps import side_by_side_rows
 
     try:
-        summaries = [(summary["model"] or d.name, summary) for d in run_dirs for _, summary in [score_dir(d, n_boot)]]
+        summaries = [(summary["model"] or d.name, summary) for d in run_dirs for _, summary, _ in [score_dir(d, n_boot)]]
     except RunDirError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
@@ -226,7 +276,13 @@ def check_data(split: str = typer.Option("test", help="test | dev"),
                threshold: float = typer.Option(0.8, help="near-duplicate query threshold (3-gram Jaccard)")) -> None:
     """Validate every task; exit 1 listing each problem with its task id."""
     from kopa_bench.tasks.check import check_tasks, read_task_items
+    from kopa_bench.tasks.task_schema import TaskFileError, check_split
 
+    if not tasks_file:
+        try:
+            check_split(split)
+        except TaskFileError as exc:
+            raise fail(str(exc)) from None
     items = read_task_items(split, tasks_file or None)
     client = None
     if CLIENT_DEFAULTS:
@@ -250,11 +306,16 @@ def check_data(split: str = typer.Option("test", help="test | dev"),
 def stats(split: str = typer.Option("test", help="test | dev"),
           tasks_file: Optional[Path] = typer.Option(None, "--tasks-file"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-          plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the distributions")) -> None:
+          plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the distributions"),
+          ids: bool = typer.Option(False, "--ids", help="print the task ids, one a line, instead")) -> None:
     """Distributions of the task set: calls per task, shapes, domains, platforms, parallel share."""
     from kopa_bench.tasks.stats import plot_stats, task_stats
 
-    st = task_stats(select_tasks(split, tasks_file))
+    selected = select_tasks(split, tasks_file)
+    if ids:
+        typer.echo("\n".join(t.id for t in selected))
+        return
+    st = task_stats(selected)
     if plot:
         plot_stats(st, plot)
     if as_json:

@@ -17,6 +17,12 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _say_incomplete(completeness) -> None:
+    typer.echo(completeness.headline(), err=True)
+    for line in completeness.problems():
+        typer.echo(f"  {line}", err=True)
+
+
 def _errors():
     """The exceptions that mean bad input or a missing install: one line, no traceback."""
     from kopa_bench.bfcl.categories import UnknownCategory
@@ -63,23 +69,44 @@ def run(model: str = typer.Option(..., "--model", help="backend spec (openai:<ur
     typer.echo(f"{res.ran} entries run, {res.skipped} already finished, {s['entries']} in {out}; "
                f"BFCL {cat.name} accuracy {acc} ({res.elapsed_s:.1f}s). Score: kopa bfcl score {out}")
     if s.get("inference_errors"):
-        typer.echo(f"warning: {s['inference_errors']} entries ended with a backend error (counted wrong); see {out}/results.jsonl",
+        typer.echo(f"warning: {s['inference_errors']} entries ran out of context (counted wrong); see {out}/results.jsonl",
                    err=True)
+    if not res.completeness.complete:
+        _say_incomplete(res.completeness)
+        typer.echo("rerun the same command to run what is missing", err=True)
+        raise typer.Exit(1)
 
 
 @app.command("score")
 def score(run_dir: Path = typer.Argument(..., help="a `kopa bfcl run` directory"),
-          as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """Check a run with bfcl_eval's checker: the category's accuracy (also written to RUN_DIR/bfcl_score.json)."""
+          as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+          allow_partial: bool = typer.Option(False, "--allow-partial",
+                                             help="exit 0 even when the run is incomplete (missing or torn entries, infra errors)")) -> None:
+    """Check a run with bfcl_eval's checker: the category's accuracy (also written to RUN_DIR/bfcl_score.json).
+
+    The run is checked against the entries its run.json asked for: missing entries, torn lines and
+    infra errors make it INCOMPLETE (exit 1 unless --allow-partial)."""
     try:
         from kopa_bench.bfcl.scoring import score_run
+        from kopa_bench.episodes import Completeness
 
         record = score_run(run_dir)
+        completeness = Completeness.model_validate(record["completeness"])
     except _errors() as exc:
         _fail(str(exc))
     if as_json:
         typer.echo(json.dumps(record, ensure_ascii=False))
-        return
+    else:
+        _score_table(record)
+    if not completeness.complete:
+        _say_incomplete(completeness)
+        if not allow_partial:
+            typer.echo("the accuracy covers only what finished; rerun the `kopa bfcl run` command to complete the run, "
+                       "or pass --allow-partial to accept a partial score", err=True)
+            raise typer.Exit(1)
+
+
+def _score_table(record: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 

@@ -12,6 +12,19 @@ world_app = typer.Typer(no_args_is_help=True, help="The deterministic DuckDB wor
 mcp_app = typer.Typer(no_args_is_help=True, help="Expose the catalog over MCP.")
 
 
+def serve_banner(host: str, port: int, keys: set[str] | None, faults: str | None = None) -> str:
+    """What `kopa sandbox serve` prints before it listens: where, and the service key to send."""
+    from ..sandbox import DEFAULT_SANDBOX_KEY
+
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    key_line = ", ".join(sorted(keys)) if keys else DEFAULT_SANDBOX_KEY
+    lines = [f"KOPA sandbox at http://{shown}:{port} (every platform's paths; `kopa sandbox urls` maps real hosts to it)",
+             f"service key: {key_line} (send it where the real API takes its key, e.g. serviceKey=...)"]
+    if faults:
+        lines.append(f"fault injection: {faults}")
+    return "\n".join(lines)
+
+
 @sandbox_app.command("serve")
 def serve(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(8000),
           keys: Optional[str] = typer.Option(None, help="comma-separated valid keys (default KOPA-SANDBOX)"),
@@ -30,6 +43,7 @@ def serve(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(8000),
     key_set = {k.strip() for k in keys.split(",")} if keys else None
     fault_cfg = FaultConfig.parse(faults)  # a bad --faults fails here, before any worker starts
     world = get_world(seed if seed is not None else DEFAULT_SEED)  # built once, before workers open it
+    typer.echo(serve_banner(host, port, key_set, faults))
     if workers == 1:
         app = create_app(world=world, keys=key_set, faults=fault_cfg)
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

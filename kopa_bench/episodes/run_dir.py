@@ -2,10 +2,12 @@
 
   run.json        config, model, tool backend, world hash, versions, last summary
   tasks.json      the exact tasks run (so `kopa bench score` needs no task files)
-  episodes.jsonl  one line per FINISHED episode, appended, flushed and fsync'd
+  episodes.jsonl  one line per ended episode, appended, flushed and fsync'd
 
 A line torn by a kill mid-write can only be the last one: readers ignore it, and the runner
-cuts it off before appending.
+cuts it off before appending. An episode ended by an infra error (schema.StopReason) is run
+again by a rerun, which appends the new attempt; `latest_attempts` picks the one that counts.
+What a folder should hold against what it does is completeness.py's business.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import json
 import logging
 import os
 import platform
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,13 @@ class RunDirError(RuntimeError):
     """The run directory cannot be read or resumed as asked; the message says why and what to do."""
 
 
+def _split_lines(data: bytes) -> tuple[list[tuple[int, bytes]], int]:
+    """(line number, bytes) of every newline-terminated non-blank line, and where they end;
+    bytes after the last newline never finished writing."""
+    end = data.rfind(b"\n") + 1
+    return [(i + 1, line) for i, line in enumerate(data[:end].split(b"\n")[:-1]) if line.strip()], end
+
+
 def read_episodes(path: Path, *, repair: bool = False, model: type[BaseModel] = Episode) -> list[Any]:
     """Episodes of an episodes.jsonl. An unterminated last line (a write cut by a kill) is
     ignored, and cut off with repair=True; a bad complete line is corruption and raises.
@@ -44,15 +54,13 @@ def read_episodes(path: Path, *, repair: bool = False, model: type[BaseModel] = 
     if not path.exists():
         return []
     data = path.read_bytes()
-    end = data.rfind(b"\n") + 1  # bytes after the last newline never finished writing
+    lines, end = _split_lines(data)
     episodes = []
-    for i, line in enumerate(data[:end].split(b"\n")[:-1]):
-        if not line.strip():
-            continue
+    for n, line in lines:
         try:
             episodes.append(model.model_validate_json(line))
         except ValueError as exc:
-            raise RunDirError(f"{path}: line {i + 1} is corrupt ({str(exc)[:120]}); "
+            raise RunDirError(f"{path}: line {n} is corrupt ({str(exc)[:120]}); "
                               "remove it by hand or start a new run directory") from None
     if end < len(data) and repair:
         log.warning("%s: dropping a torn last line (%d bytes) left by an interrupted run", path, len(data) - end)
@@ -61,6 +69,44 @@ def read_episodes(path: Path, *, repair: bool = False, model: type[BaseModel] = 
             fh.flush()
             os.fsync(fh.fileno())
     return episodes
+
+
+@dataclass(frozen=True)
+class JsonlScan:
+    """Every record of a run's JSONL file that reads, and the line numbers (1-based) of those that
+    do not: an unterminated last line cut by a kill, or a corrupt one."""
+
+    records: list[Any]
+    torn_lines: list[int]
+
+
+def scan_records(path: Path, model: type[BaseModel] = Episode) -> JsonlScan:
+    """Read-only and never raising on a bad line, for scorers that must say what a run lacks."""
+    if not path.exists():
+        return JsonlScan([], [])
+    data = path.read_bytes()
+    lines, end = _split_lines(data)
+    records, torn = [], []
+    for n, line in lines:
+        try:
+            records.append(model.model_validate_json(line))
+        except ValueError:
+            torn.append(n)
+    if data[end:].strip():
+        torn.append(data.count(b"\n") + 1)
+    return JsonlScan(records, torn)
+
+
+def latest_attempts(episodes: Iterable[Any], key: Callable[[Any], Hashable] = lambda e: (e.task_id, e.seed)) -> list[Any]:
+    """One record per `key` (an Episode's (task, seed)): the one that finished, else the last
+    infra-error attempt (a rerun appends a new attempt after an infra error; the file stays
+    append-only). Records of any kind with an `infra_error` flag (BFCL results too)."""
+    out: dict[Hashable, Any] = {}
+    for ep in episodes:
+        k = key(ep)
+        if k not in out or out[k].infra_error:
+            out[k] = ep
+    return list(out.values())
 
 
 class EpisodeWriter:
@@ -136,7 +182,7 @@ def merge_tasks(run_dir: Path, tasks: list[Task]) -> list[Task]:
 
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for pkg in ("kopa", "httpx", "pydantic", "duckdb", "evaluate", "transformers", "torch"):
+    for pkg in ("kopa", "httpx", "pydantic", "duckdb", "evaluate", "transformers", "torch", "llama-cpp-python"):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from kopa_bench.client.result import ToolResult
 
 CallErrorKind = Literal["parse", "unknown_tool", "argument", "platform"]
+
+#: How an episode ended. `infra_error`: the harness or the model server ended it (endpoint
+#: unreachable, 5xx after retries, a timeout, a backend crash); such an episode says nothing about
+#: the model, so it is not scored, a rerun runs it again and a run holding one is incomplete.
+StopReason = Literal["answer", "step_limit", "context_limit", "infra_error"]
 
 
 class CallRecord(BaseModel):
@@ -57,11 +62,22 @@ class Episode(BaseModel):
     calls: list[CallRecord] = Field(default_factory=list, description="tool calls in the order made")
     final_answer: str = Field(default="", description="the final assistant answer text")
     steps: int = Field(default=0, description="assistant turns used")
-    stop_reason: Literal["answer", "step_limit", "context_limit", "error"] = Field(default="answer")
+    stop_reason: StopReason = Field(default="answer", description="answer | step_limit | context_limit | infra_error")
     timings: Timings = Field(default_factory=Timings)
     tokens: Tokens = Field(default_factory=Tokens)
     errors: list[str] = Field(default_factory=list, description="the agent's own call mistakes (parse, unknown_tool, argument) and runner-level errors")
     max_tool_records: int | None = Field(default=None, description="records per result shown to the model (None = all); scoring counts only those as seen")
+
+    @field_validator("stop_reason", mode="before")
+    @classmethod
+    def _legacy_error(cls, value: Any) -> Any:
+        # runs written before `infra_error` existed said "error", and only for backend or harness failures
+        return "infra_error" if value == "error" else value
+
+    @property
+    def infra_error(self) -> bool:
+        """The harness or the model server ended this episode, not the model."""
+        return self.stop_reason == "infra_error"
 
     @property
     def error_counts(self) -> dict[str, int]:

@@ -156,9 +156,9 @@ async def run_episode(task: Task, backend: Backend, client: AgentToolClient, *, 
             ep.stop_reason = "context_limit"
             ep.errors.append(f"context window full at step {step}: {exc}")
             break
-        except (BackendError, asyncio.TimeoutError, OSError) as exc:
+        except (BackendError, asyncio.TimeoutError, OSError) as exc:  # the server, not the model: retried on rerun
             timings.model_s += time.perf_counter() - t0
-            ep.stop_reason = "error"
+            ep.stop_reason = "infra_error"
             ep.errors.append(f"backend failed at step {step}: {type(exc).__name__}: {exc}")
             break
         timings.model_s += time.perf_counter() - t0

@@ -1,8 +1,9 @@
 """The benchmark runner: many (task, seed) episodes, concurrently, resumable, scored as they finish.
 
 Resuming: a rerun reads episodes.jsonl, skips the (task_id, seed) pairs already there and runs
-the rest (the files are described in kopa_bench/episodes/run_dir.py). Scoring re-executes each
-task's gold program (once per task) on a fault-free client of the same tool backend.
+the rest (the files are described in kopa_bench/episodes/run_dir.py), including those an infra
+error ended: the model server or the harness failed, so such an episode is never scored. Scoring
+re-executes each task's gold program (once per task) on a fault-free client of the same tool backend.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import Any
 from kopa_bench.catalog.registry import Catalog
 from kopa_bench.client import KopaClient
 from kopa_bench.client.redact import redact
-from kopa_bench.episodes import EPISODES, Episode, EpisodeWriter, RunDirError, read_episodes
+from kopa_bench.episodes import (EPISODES, Completeness, Episode, EpisodeWriter, RunDirError, episode_run_completeness,
+                                 latest_attempts, read_episodes)
 from kopa_bench.episodes.run_dir import locked, merge_tasks, read_run_json, tasks_hash, versions, write_run_json
 from kopa_bench.runner.agent import run_episode
 from kopa_bench.runner.backends import Backend, make_backend
@@ -45,6 +47,7 @@ class RunResult:
     scores: list[EpisodeScore]
     gold_failures: dict[str, str]
     elapsed_s: float
+    completeness: Completeness
 
     @property
     def success_rate(self) -> float:
@@ -62,7 +65,10 @@ class _ProgressBar:
         self.t = self.p.add_task(redact(label)[:40], total=total, rate="-")
         self.n = self.ok = 0
 
-    def advance(self, score: EpisodeScore | None) -> None:
+    def advance(self, score: EpisodeScore | None, *, infra: bool = False) -> None:
+        if infra:  # not a model result: left out of the rate
+            self.p.update(self.t, advance=1)
+            return
         self.n += 1
         self.ok += bool(score and score.success)
         self.p.update(self.t, advance=1, rate=f"{self.ok / self.n:.1%} ({self.ok}/{self.n})")
@@ -110,8 +116,9 @@ def _start_run(out: Path, tasks: list[Task], config: RunConfig) -> tuple[dict, l
 
 
 def _todo(out: Path, tasks: list[Task], config: RunConfig) -> tuple[list[Episode], list[tuple[Task, int]]]:
-    """(episodes finished before, the (task, seed) pairs still to run, longest first)."""
-    finished = read_episodes(out / EPISODES, repair=True)
+    """(episodes finished before, the (task, seed) pairs still to run, longest first); an
+    episode an infra error ended is still to run."""
+    finished = [e for e in latest_attempts(read_episodes(out / EPISODES, repair=True)) if not e.infra_error]
     done = {(e.task_id, e.seed) for e in finished}
     todo = [(t, s) for s in range(config.seeds) for t in tasks if (t.id, s) not in done]
     if config.concurrency > 1:
@@ -150,13 +157,15 @@ async def run_benchmark_async(
         scores, failures, workers = await _run_episodes(all_tasks, finished, todo, config, spec, out,
                                                         backend or make_backend(config.model), progress, on_episode)
         elapsed = time.perf_counter() - t_start
-        run.update(status="finished", updated=_now(),
-                   summary={"episodes": len(finished) + len(todo), "scored": len(scores),
+        completeness = episode_run_completeness(out)
+        run.update(status="finished" if completeness.complete else "incomplete", updated=_now(),
+                   summary={"episodes": completeness.finished, "expected": completeness.expected,
+                            "infra_errors": len(completeness.infra_errors), "scored": len(scores),
                             "success_rate": sum(s.success for s in scores) / len(scores) if scores else None,
                             "gold_failures": failures, "last_invocation_s": round(elapsed, 3),
                             "world_workers": workers})
         write_run_json(out, run)
-        return RunResult(out, run, len(todo), skipped, scores, failures, elapsed)
+        return RunResult(out, run, len(todo), skipped, scores, failures, elapsed, completeness)
 
 
 async def _run_episodes(all_tasks: list[Task], finished: list[Episode], todo: list[tuple[Task, int]], config: RunConfig,
@@ -184,13 +193,20 @@ async def _run_episodes(all_tasks: list[Task], finished: list[Episode], todo: li
             try:
                 ep = await run_episode(task, backend, agent_client, seed=seed, config=config, model=model,
                                        backend_label=tool_backend)
-            except Exception as exc:  # a misconfigured task or backend: record it, keep the run going
+            except Exception as exc:  # the harness or backend crashed, not the model: keep the run going
                 log.error("task %s seed %d failed: %s", task.id, seed, redact(str(exc)))
-                ep = Episode(task_id=task.id, seed=seed, model=model, backend=tool_backend, stop_reason="error",
+                ep = Episode(task_id=task.id, seed=seed, model=model, backend=tool_backend, stop_reason="infra_error",
                              errors=[redact(f"{type(exc).__name__}: {exc}")[:500]],
                              max_tool_records=config.max_tool_records)
             await writer.write(ep)
         score = None
+        if ep.infra_error:  # says nothing about the model: not scored, run again by a rerun
+            log.warning("task %s seed %d: infra error, not scored (%s)", task.id, seed, ep.errors[-1][:200] if ep.errors else "")
+            if bar:
+                bar.advance(None, infra=True)
+            if on_episode:
+                on_episode(ep, None)
+            return
         try:
             score = await score_one(task, ep, gold)
             scores.append(score)

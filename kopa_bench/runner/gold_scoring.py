@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kopa_bench.catalog.registry import Catalog
-from kopa_bench.episodes import EPISODES, Episode, RunDirError, read_episodes
+from kopa_bench.episodes import EPISODES, Episode, RunDirError, latest_attempts, scan_records
 from kopa_bench.episodes.run_dir import load_run_tasks, read_run_json
 from kopa_bench.runner.run_config import RunConfig
 from kopa_bench.runner.tool_clients import ClientSpec
@@ -63,10 +63,13 @@ async def score_one(task: Task, ep: Episode, gold: GoldCache) -> EpisodeScore:
 
 
 async def score_episodes(tasks: list[Task], episodes: list[Episode], gold: GoldCache) -> tuple[list[EpisodeScore], dict[str, str]]:
-    """Scores for every episode whose task is known; plus task id -> gold failure message."""
+    """Scores for every episode whose task is known; plus task id -> gold failure message.
+    Episodes an infra error ended are not scored: they say nothing about the model."""
     by_id = {t.id: t for t in tasks}
     scores, failures = [], {}
     for ep in episodes:
+        if ep.infra_error:
+            continue
         task = by_id.get(ep.task_id)
         if task is None:
             failures[ep.task_id] = "task not in this run's tasks.json"
@@ -80,7 +83,8 @@ async def score_episodes(tasks: list[Task], episodes: list[Episode], gold: GoldC
 
 def score_run(run_dir: str | Path, *, world: World | None = None,
               catalog: Catalog | None = None) -> tuple[list[EpisodeScore], dict[str, str], dict]:
-    """Re-execute gold on the run's tool backend and score every finished episode.
+    """Re-execute gold on the run's tool backend and score every finished episode (torn lines
+    and infra errors are skipped; `episode_run_completeness` says what the run lacks).
 
     Returns (scores, gold failures by task id, run.json)."""
     run_dir = Path(run_dir)
@@ -90,7 +94,7 @@ def score_run(run_dir: str | Path, *, world: World | None = None,
         raise RunDirError(f"{run_dir} is a {config.mode} run; score it with kopa_bench.runner.steps.score_steps_run "
                           "(`kopa bench score` picks the right one)")
     tasks = load_run_tasks(run_dir)
-    episodes = read_episodes(run_dir / EPISODES)
+    episodes = [e for e in latest_attempts(scan_records(run_dir / EPISODES).records) if not e.infra_error]
     spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode="replay" if config.cache else "auto",
                       world=world, catalog=catalog)
 

@@ -26,7 +26,8 @@ from typing import Any
 from kopa_bench.catalog.registry import Catalog
 from kopa_bench.client.redact import redact
 from kopa_bench.client.result import ToolResult
-from kopa_bench.episodes import EPISODES, EpisodeWriter, RunDirError, StepEpisode, read_episodes
+from kopa_bench.episodes import (EPISODES, Completeness, EpisodeWriter, RunDirError, StepEpisode, check_completeness,
+                                 latest_attempts, read_episodes, scan_records)
 from kopa_bench.episodes.run_dir import load_run_tasks, locked, read_run_json, write_run_json
 from kopa_bench.runner.agent import AgentToolClient, run_episode
 from kopa_bench.runner.backends import Backend, make_backend
@@ -193,7 +194,9 @@ async def run_steps_async(
                           faults=config.faults, world=world, catalog=catalog)
         config = config.model_copy(update={"world_hash": spec.world_hash()})
         run, all_tasks = _start_run(out, tasks, config)
-        finished = read_step_records(out, repair=True)
+        # an infra error is the harness's or the model server's, not the model's: rerun it, score only the rest
+        finished = [r for r in latest_attempts(read_step_records(out, repair=True), key=lambda r: r.key)
+                    if not r.infra_error]
         ran, total, scores, failures, workers = await _run_steps(
             tasks, all_tasks, finished, config, spec, out, backend or make_backend(config.model), progress, on_step)
         elapsed = time.perf_counter() - t_start
@@ -245,6 +248,10 @@ async def _run_steps(tasks: list[Task], all_tasks: list[Task], finished: list[St
                                       positions=len(groups) + 1, max_tool_records=config.max_tool_records)
                 await writer.write(rec)
             score = None
+            if rec.infra_error:
+                if bar:
+                    bar.advance(None)
+                return
             try:
                 score = score_step(task, golds[task.id][0], rec, golds[task.id][1])
                 scores.append(score)
@@ -275,6 +282,24 @@ def run_steps(tasks: list[Task], config: RunConfig, out_dir: str | Path, **kw: A
     return asyncio.run(run_steps_async(tasks, config, out_dir, **kw))
 
 
+def steps_run_completeness(run_dir: str | Path) -> Completeness:
+    """A steps run folder: every position of every task and seed. A (task, seed) with no record
+    yet counts as one missing id (its positions are known only from its gold run)."""
+    run_dir = Path(run_dir)
+    seeds = int(((read_run_json(run_dir) or {}).get("config") or {}).get("seeds", 1) or 1)
+    scan = scan_records(run_dir / EPISODES, model=StepEpisode)
+    attempts = latest_attempts(scan.records, key=lambda r: r.key)
+    positions = {(r.task_id, r.seed): r.positions for r in attempts}
+    key = lambda tid, seed, k: f"{tid} seed {seed} position {k}"  # noqa: E731
+    expected = [key(t.id, s, k) if (t.id, s) in positions else f"{t.id} seed {s} (no step yet)"
+                for t in load_run_tasks(run_dir) for s in range(seeds) for k in range(positions.get((t.id, s), 1))]
+    return check_completeness(
+        expected, [key(r.task_id, r.seed, r.position) for r in attempts if not r.infra_error],
+        infra_errors={key(r.task_id, r.seed, r.position): redact(r.errors[-1] if r.errors else "")
+                      for r in attempts if r.infra_error},
+        torn_lines=scan.torn_lines, unit="steps", source=str(run_dir / EPISODES))
+
+
 def run_mode(run_dir: str | Path) -> str:
     """'episodes' or 'steps': how the run in `run_dir` was made."""
     meta = read_run_json(Path(run_dir)) or {}
@@ -292,7 +317,7 @@ def score_steps_run(run_dir: str | Path, *, world: World | None = None,
         raise RunDirError(f"{run_dir} is not a steps run (config.mode is {run_mode(run_dir)!r}); score it as episodes")
     config = RunConfig.from_record(meta.get("config", {}))
     tasks = load_run_tasks(run_dir)
-    records = read_step_records(run_dir)
+    records = [r for r in latest_attempts(read_step_records(run_dir), key=lambda r: r.key) if not r.infra_error]
     spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode="replay" if config.cache else "auto",
                       world=world, catalog=catalog)
     wanted = {r.task_id for r in records}

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
-from kopa_bench.episodes import EPISODES, CallRecord, Episode, read_episodes
+from kopa_bench.episodes import EPISODES, CallRecord, Episode, RunDirError, latest_attempts, read_episodes
 
 FAULT_TYPES = {"transient", "quota", "auth", "no_service"}
 EXPLAIN_RE = re.compile(r"오류|실패|일시적|다시\s*시도|재시도|한도|초과|응답(이|을)?\s*(없|받지)|인증|"
@@ -99,4 +99,7 @@ def summarize_recovery(episodes: Iterable[Episode]) -> dict:
 
 
 def recovery_for_run(run_dir: str | Path) -> dict:
-    return summarize_recovery(read_episodes(Path(run_dir) / EPISODES))
+    if not Path(run_dir).exists():
+        raise RunDirError(f"{run_dir} does not exist; give the --out folder of a `kopa bench run`")
+    # an infra error's episode is the server's failure, not a fault the agent met
+    return summarize_recovery([e for e in latest_attempts(read_episodes(Path(run_dir) / EPISODES)) if not e.infra_error])

@@ -82,7 +82,9 @@ def scoreboard_table(summary: dict[str, Any], title: str = "KOPA-Bench"):
     """A rich Table of one run's summary."""
     from rich.table import Table
 
-    t = Table(title=f"{title}: {summary['n_tasks']} tasks, {summary['n_episodes']} episodes")
+    whole = summary.get("completeness")
+    state = f" ({whole['expected'] - whole['finished']} missing: INCOMPLETE)" if whole and not whole["complete"] else ""
+    t = Table(title=f"{title}: {summary['n_tasks']} tasks, {summary['n_episodes']} episodes{state}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     t.add_column("95% CI", justify="right")
@@ -98,8 +100,10 @@ def scoreboard_table(summary: dict[str, Any], title: str = "KOPA-Bench"):
     t.add_row("mean calls", _fmt(summary["mean_calls"]), "")
     if summary["errors"]:
         t.add_row("call errors", ", ".join(f"{k} {n}" for k, n in summary["errors"].items()), "")
+    if whole and whole["infra_errors"]:
+        t.add_row("infra errors (not scored)", str(len(whole["infra_errors"])), "")
     if summary["gold_failures"]:
-        t.add_row("gold failures", str(len(summary["gold_failures"])), "")
+        t.add_row("gold failures", f"{len(summary['gold_failures'])}: {', '.join(sorted(summary['gold_failures']))[:60]}", "")
     return t
 
 

@@ -134,7 +134,7 @@ def score_step(task: Task, gold: GoldRun, record: StepEpisode, facts: list[Resol
     steps = [] if answer else groups[record.position]
     failure: str | None
     detail: list[str] = []
-    if record.stop_reason in ("error", "context_limit"):  # no turn came back: the model's window or the backend
+    if record.stop_reason in ("infra_error", "context_limit"):  # no turn came back: the model's window or the backend
         failure = "context_limit" if record.stop_reason == "context_limit" else "backend_error"
         detail = record.errors[-1:]
     elif answer:

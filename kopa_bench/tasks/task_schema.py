@@ -233,11 +233,23 @@ def parse_tasks(data: Any, source: str = "<data>") -> list[Task]:
     return tasks
 
 
+def splits() -> list[str]:
+    """The task splits shipped with the package (folders of `kopa_bench/tasks/data/`)."""
+    root = resources.files("kopa_bench.tasks") / "data"
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def check_split(split: str) -> None:
+    """Raise TaskFileError naming the valid splits when `split` is not one."""
+    valid = splits()
+    if split not in valid:
+        raise TaskFileError(f"unknown split {split!r}; valid splits: {', '.join(valid)}")
+
+
 def load_tasks(split: str) -> list[Task]:
     """Load every task of a split from `kopa_bench/tasks/data/<split>/*.json`, sorted by id."""
+    check_split(split)
     root = resources.files("kopa_bench.tasks") / "data" / split
-    if not root.is_dir():
-        raise TaskFileError(f"no task folder for split {split!r} at {root}; valid splits are 'test' and 'dev'")
     tasks: list[Task] = []
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".json"):

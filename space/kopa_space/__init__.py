@@ -1,5 +1,5 @@
 """The KOPA Gradio Space: agent trace viewer, task explorer, leaderboard and EDGE graph."""
 
-from .ui import build_demo
+from .ui import CSS, build_demo
 
-__all__ = ["build_demo"]
+__all__ = ["CSS", "build_demo"]

@@ -79,7 +79,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
                                             backend_label=tool_backend)
             except Exception as exc:  # tool errors are results, so what escapes is the model failing mid-run
                 raise _ModelLoadError(exc) from exc
-            if not scored:
+            if not scored or episode.infra_error:  # a failed model server says nothing about the model
                 return episode, None, None
             emit(ev.Event("scoring"))
             clock = WorldClock(datetime.now(KST)) if tool_backend == "live" else WorldClock()
@@ -96,7 +96,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
             await client.aclose()
             await gold_client.aclose()
 
-    status = "⏳ running…"
+    status = "running…"
     yield _empty_outputs(chat.messages, status)
     async for e in ev.stream(job):
         if e.kind == ev.MODEL_START:
@@ -108,7 +108,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
         elif e.kind == ev.CALL_END:
             chat.call_end(e.data["seq"], e.data["tool"], e.data["result"])
         elif e.kind == "scoring":
-            status = "⏳ scoring against the gold program…"
+            status = "scoring against the gold program…"
         elif e.kind == ev.FAILED:
             err = e.data["error"]
             if isinstance(err, _ModelLoadError):
@@ -122,7 +122,7 @@ async def run_agent(source: str, task_id: str | None, query: str, platforms: lis
             episode, gold, score = e.data["value"]
             chat.final(episode)
             # a model that stopped the run (endpoint down, server error) is said above the score too
-            stopped = explain_runner_errors(episode.errors) + "\n\n" if episode.stop_reason == "error" else ""
+            stopped = explain_runner_errors(episode.errors) + "\n\n" if episode.infra_error else ""
             if score is None or isinstance(score, str):
                 md = stopped + (score or "")
                 md += f"\n\n<sub>{episode.steps} turns · {len(episode.calls)} calls · {episode.timings.total_s:.1f} s · not scored</sub>"
@@ -143,7 +143,7 @@ class _ModelLoadError(Exception):
 
 
 def build_agent_tab() -> None:
-    gr.Markdown("Watch an agent chain Korean public API calls. Each 🔧 block is one call: its arguments, "
+    gr.Markdown("Watch an agent chain Korean public API calls. Each ⚙ block is one call: its arguments, "
                 "then the API's normalised response. / 에이전트가 공공 API를 연쇄 호출하는 과정을 실시간으로 봅니다.")
     with gr.Row():
         with gr.Column(scale=2):
@@ -174,8 +174,9 @@ def build_agent_tab() -> None:
                 trace = gr.JSON(label="trace")
     with gr.Row():
         compare = gr.Dataframe(headers=COMPARE_HEADERS, label="Gold program vs model calls", wrap=True, interactive=False,
-                               scale=3, column_widths=["8%", "38%", "8%", "38%", "8%"])
-        flow = gr.Dataframe(headers=FLOW_HEADERS, label="Data flow per argument", wrap=True, interactive=False, scale=2)
+                               scale=3, column_widths=["10%", "35%", "9%", "35%", "11%"])
+        flow = gr.Dataframe(headers=FLOW_HEADERS, label="Data flow per argument", wrap=True, interactive=False, scale=2,
+                            column_widths=["30%", "30%", "8%", "32%"])
 
     source.change(lambda s: (gr.update(visible=s == SOURCE_TASK), gr.update(visible=s == SOURCE_FREE), gr.update(visible=s == SOURCE_FREE)),
                   source, [task_id, query, platforms], api_name=False)

@@ -71,6 +71,8 @@ def collect(paths: list[str | Path]) -> dict[str, dict]:
                 row["summary"].update({f"{g}: {c}": m.get(g, {}).get(c) for g, c in SUMMARY if m.get(g, {}).get(c)})
         elif "category" in data:
             label = data.get("model", "?") + (" (prompt)" if data.get("mode") == "prompt" else "")
+            if data.get("complete") is False:  # `kopa bfcl score` found entries missing, torn or ended by infra errors
+                label += " [INCOMPLETE]"
             _merge(rows, label)["categories"][data["category"]] = data
     return rows
 

@@ -11,6 +11,8 @@ import logging
 
 from kopa_bench.client.redact import redact
 
+from .icons import WARN
+
 log = logging.getLogger(__name__)
 
 # ToolErrorInfo.type -> (ko, en)
@@ -90,4 +92,4 @@ def explain_tool_error(result) -> str:
         return ""
     ko, en = TOOL_ERRORS.get(err.type, ("오류", "Error"))
     code = f" (code {err.code})" if err.code else ""
-    return f"⚠️ {ko} / {en}{code}\n\n`{redact(err.message)[:300]}`"
+    return f"{WARN} {ko} / {en}{code}\n\n`{redact(err.message)[:300]}`"

@@ -34,14 +34,22 @@ def build_leaderboard(folder: str, uploads: list | None):
         except Exception as exc:
             problems.append(f"- `{os.path.basename(str(p))}`: {exc}")
     if not results:
-        msg = (f"**결과 파일이 없습니다.** / No results found in `{folder or '(none)'}`. "
-               "Run `kopa bench score --json > results/<model>.json` (or keep run folders with scores.jsonl there), "
-               "set `KOPA_SPACE_RESULTS`, or upload files.")
+        msg = (f"**결과 파일이 없습니다.** / No results found in `{folder or '(none)'}`. This table loads the JSON of "
+               "`kopa bench score RUN --json > results/<model>.json` (like the repo's `docs/results/*.score.json`), "
+               "`kopa bench run --out results/<model>` folders (scored here) and `scores.jsonl` files "
+               "(`kopa bench score RUN --scores-out`). Set the folder above or with `KOPA_SPACE_RESULTS`, or upload files.")
         if problems:
             msg += "\n\n" + "\n".join(problems)
         return gr.update(value=[], headers=["model"]), msg, None, None
     headers, rows = table(results)
     msg = f"{len(results)} result set(s); sort by clicking a column header. Values are means of per-task means with 95% bootstrap CIs."
+    partial = [r for r in results if r.status.startswith("INCOMPLETE")]
+    if partial:
+        msg += (f"\n\n**{len(partial)} incomplete run(s)** ({', '.join(r.model for r in partial)}): episodes missing or "
+                "torn, or ended by infra errors (the model server or harness failed); their numbers cover only what "
+                "finished. Rerun the `kopa bench run` command to complete them.")
+    if any(r.completeness is None for r in results):
+        msg += "\n\n`run` = *not recorded*: a score file written before runs were checked for completeness."
     if problems:
         msg += "\n\nSkipped:\n" + "\n".join(problems)
     return (gr.update(value=rows, headers=headers), msg,

@@ -1,7 +1,7 @@
 """Turn episode events into chat messages, and a finished episode into score tables.
 
 The chat is a list of message dicts (Gradio's messages format). Each tool call is one
-collapsible assistant message whose metadata title is "🔧 tool" and whose status goes from
+collapsible assistant message whose metadata title is "⚙ tool" (icons.TOOL) and whose status goes from
 "pending" (sent) to "done" (result back).
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 from kopa_bench.client.redact import redact
 
 from .errors import TOOL_ERRORS, explain_runner_errors, explain_tool_error
+from .icons import FAIL, OK, THINK, TOOL, WARN
 
 MAX_RESULT_CHARS = 1500
 MAX_RECORDS_SHOWN = 5
@@ -56,7 +57,7 @@ class ChatTrace:
     def model_start(self, turn: int) -> None:
         self._thinking = len(self.messages)
         self.messages.append({"role": "assistant", "content": "",
-                              "metadata": {"title": f"💭 model turn {turn + 1}…", "status": "pending"}})
+                              "metadata": {"title": f"{THINK} model turn {turn + 1}…", "status": "pending"}})
 
     def assistant(self, turn: int, assistant) -> None:
         if self._thinking is not None:
@@ -64,20 +65,20 @@ class ChatTrace:
             self._thinking = None
         if assistant.tool_calls and assistant.content.strip():
             self.messages.append({"role": "assistant", "content": redact(assistant.content.strip()),
-                                  "metadata": {"title": f"💭 turn {turn + 1}", "status": "done"}})
+                                  "metadata": {"title": f"{THINK} turn {turn + 1}", "status": "done"}})
         for call in assistant.tool_calls:
             if call.error is not None:
                 self.messages.append({"role": "assistant",
-                                      "content": f"⚠️ {TOOL_ERRORS['parse'][0]} / {TOOL_ERRORS['parse'][1]}\n\n`{redact(call.error)[:300]}`\n```\n{redact(call.raw)[:400]}\n```",
-                                      "metadata": {"title": "⚠️ unparsable tool call", "status": "done"}})
+                                      "content": f"{WARN} {TOOL_ERRORS['parse'][0]} / {TOOL_ERRORS['parse'][1]}\n\n`{redact(call.error)[:300]}`\n```\n{redact(call.raw)[:400]}\n```",
+                                      "metadata": {"title": f"{WARN} unparsable tool call", "status": "done"}})
             elif call.name not in self.offered:
                 self.messages.append({"role": "assistant",
-                                      "content": f"{args_block(call.arguments)}\n\n⚠️ {TOOL_ERRORS['unknown_tool'][0]} / {TOOL_ERRORS['unknown_tool'][1]}",
-                                      "metadata": {"title": f"⚠️ {call.name} (not offered)", "status": "done"}})
+                                      "content": f"{args_block(call.arguments)}\n\n{WARN} {TOOL_ERRORS['unknown_tool'][0]} / {TOOL_ERRORS['unknown_tool'][1]}",
+                                      "metadata": {"title": f"{WARN} {call.name} (not offered)", "status": "done"}})
             else:
                 self._pending.append((len(self.messages), call.name, call.arguments))
-                self.messages.append({"role": "assistant", "content": args_block(call.arguments) + "\n\n⏳ calling…",
-                                      "metadata": {"title": f"🔧 {call.name}", "status": "pending"}})
+                self.messages.append({"role": "assistant", "content": args_block(call.arguments) + "\n\ncalling…",
+                                      "metadata": {"title": f"{TOOL} {call.name}", "status": "pending"}})
 
     def call_start(self, seq: int, tool: str, arguments: Any) -> None:
         # Match the call to the pending message of the same tool and arguments (calls of one
@@ -86,8 +87,8 @@ class ChatTrace:
         pick = pick or next((p for p in self._pending if p[1] == tool), None)
         if pick is None:  # a call the turn did not announce (a scripted agent may skip generate)
             idx = len(self.messages)
-            self.messages.append({"role": "assistant", "content": args_block(arguments) + "\n\n⏳ calling…",
-                                  "metadata": {"title": f"🔧 {tool}", "status": "pending"}})
+            self.messages.append({"role": "assistant", "content": args_block(arguments) + "\n\ncalling…",
+                                  "metadata": {"title": f"{TOOL} {tool}", "status": "pending"}})
         else:
             self._pending.remove(pick)
             idx = pick[0]
@@ -100,7 +101,7 @@ class ChatTrace:
         msg = self.messages[idx]
         ok = result.ok and result.error is None
         msg["content"] = args_block(result.arguments) + "\n\n" + result_block(result)
-        msg["metadata"] = {"title": f"{'🔧' if ok else '⚠️'} {tool}", "status": "done",
+        msg["metadata"] = {"title": f"{TOOL if ok else WARN} {tool}", "status": "done",
                            "duration": round(result.elapsed_ms / 1000, 3)}
 
     def final(self, episode) -> None:
@@ -111,9 +112,9 @@ class ChatTrace:
             self.messages[idx]["metadata"]["status"] = "done"
         answer = redact(episode.final_answer) or "(no final answer)"
         if episode.stop_reason == "step_limit":
-            answer += "\n\n⚠️ 단계 한도에 도달했습니다 / the step limit was reached."
-        elif episode.stop_reason == "error":
-            answer += "\n\n⚠️ " + explain_runner_errors(episode.errors)
+            answer += f"\n\n{WARN} 단계 한도에 도달했습니다 / the step limit was reached."
+        elif episode.infra_error:
+            answer += f"\n\n{WARN} " + explain_runner_errors(episode.errors)
         self.messages.append({"role": "assistant", "content": answer})
 
     def note(self, text: str) -> None:
@@ -127,15 +128,19 @@ def _pct(x: float | None) -> str:
 
 
 def score_markdown(score, episode) -> str:
-    ok = "✅ success" if score.success else "❌ not solved"
+    ok = f"{OK} success" if score.success else f"{FAIL} not solved"
+    # one axis per row: seven columns in the narrow score column squeezed each header to a letter a line
+    axes = [("response", _pct(score.response)), ("grounded", _pct(score.grounded)),
+            ("action precision", _pct(score.action_precision)), ("action recall", _pct(score.action_recall)),
+            ("data flow", _pct(score.data_flow)), ("state", _pct(score.state)),
+            ("calls (gold)", f"{score.n_calls} ({score.n_gold_calls})")]
     lines = [
         f"### {ok}",
-        "| response | grounded | action P | action R | data flow | state | calls (gold) |",
-        "|---|---|---|---|---|---|---|",
-        f"| {_pct(score.response)} | {_pct(score.grounded)} | {_pct(score.action_precision)} | {_pct(score.action_recall)} "
-        f"| {_pct(score.data_flow)} | {_pct(score.state)} | {score.n_calls} ({score.n_gold_calls}) |",
+        "| axis | value |",
+        "|---|---|",
+        *(f"| {name} | {value} |" for name, value in axes),
         "",
-        "**facts**: " + ", ".join(f"{f.id} `{f.value}` {'✅' if f.grounded else ('⚠️ not grounded' if f.stated else '❌')}" for f in score.facts),
+        "**facts**: " + ", ".join(f"{f.id} `{f.value}` {OK if f.grounded else (WARN + ' not grounded' if f.stated else FAIL)}" for f in score.facts),
         f"\n<sub>{episode.steps} turns · {episode.timings.total_s:.1f} s · stop: {episode.stop_reason}</sub>",
     ]
     if score.diagnosis:
@@ -143,8 +148,9 @@ def score_markdown(score, episode) -> str:
     return "\n".join(lines)
 
 
-COMPARE_HEADERS = ["gold step", "gold call", "model call #", "model call", "match"]
-FLOW_HEADERS = ["step.argument", "from", "satisfied", "detail"]
+# short headers, and widths (agent_tab) that fit each one's longest word: a narrow column broke them a letter a line
+COMPARE_HEADERS = ["gold step", "gold call", "call #", "model call", "match"]
+FLOW_HEADERS = ["step.argument", "from", "ok", "detail"]
 
 
 def compare_rows(task, gold, episode, score) -> list[list[str]]:
@@ -157,9 +163,9 @@ def compare_rows(task, gold, episode, score) -> list[list[str]]:
         if ci is not None and ci < len(episode.calls):
             c = episode.calls[ci]
             used.add(ci)
-            rows.append([run.step_id, gold_txt, str(ci), f"{c.tool}({_short(c.arguments)})", "✅"])
+            rows.append([run.step_id, gold_txt, str(ci), f"{c.tool}({_short(c.arguments)})", OK])
         else:
-            rows.append([run.step_id, gold_txt, "", "", "—" if run.skipped else "❌"])
+            rows.append([run.step_id, gold_txt, "", "", "—" if run.skipped else FAIL])
     for i, c in enumerate(episode.calls):
         if i not in used:
             rows.append(["", "", str(i), f"{c.tool}({_short(c.arguments)})", "extra" + (f" ({c.error_kind})" if c.error_kind else "")])
@@ -167,7 +173,7 @@ def compare_rows(task, gold, episode, score) -> list[list[str]]:
 
 
 def flow_rows(score) -> list[list[str]]:
-    return [[f"{e.step}.{e.arg}", e.path, "✅" if e.satisfied else "❌", redact(e.detail) or ""] for e in score.edges]
+    return [[f"{e.step}.{e.arg}", e.path, OK if e.satisfied else FAIL, redact(e.detail) or ""] for e in score.edges]
 
 
 def _short(args: Any, limit: int = 160) -> str:

@@ -10,6 +10,8 @@ from .edge_tab import build_edge_tab
 from .leaderboard_tab import build_leaderboard_tab
 
 TITLE = "KOPA · Korean public API agents"
+# Table headers break between words, never inside one (Gradio's wrapping breaks anywhere).
+CSS = "table th, table th span { word-break: keep-all; overflow-wrap: normal; hyphens: none; }"
 INTRO = ("**KOPA** measures and trains LLM agents that chain calls to Korean public open APIs "
          "(data.go.kr and friends). Tool calls run against an embedded sandbox that reproduces each API's protocol, "
          "or against the real APIs with your own key.")
@@ -17,7 +19,7 @@ INTRO = ("**KOPA** measures and trains LLM agents that chain calls to Korean pub
 
 def build_demo() -> gr.Blocks:
     with gr.Blocks(title=TITLE) as demo:
-        gr.Markdown(f"# 🇰🇷 {TITLE}\n{INTRO}")
+        gr.Markdown(f"# {TITLE}\n{INTRO}")
         with gr.Tabs():
             with gr.Tab("Agent", id="agent"):
                 build_agent_tab()
