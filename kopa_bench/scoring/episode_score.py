@@ -358,7 +358,9 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     for f in facts:
         stated = fact_in_text(f, episode.final_answer)
         if f.direct and f.kind != "bool":
-            grounded = recv.values.contains(f)
+            # the count of a for_each / paged step is in no single result: the agent had to receive it all
+            grounded = recv.values.contains(f) or bool(f.sources) and all(
+                s.field is not None and gold.step(s.step).aggregate and recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
         else:
             grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
         fact_scores.append(FactScore(id=f.id, value=f.value, stated=stated, grounded=stated and grounded))
