@@ -287,13 +287,13 @@ def _picked(picks: dict, gold: GoldRun, src_step, key: Any, records: list[dict[s
 
 
 def _aggregate_calls(gold: GoldRun, source: str, calls: list[CallRecord], m: Matching, before: int) -> list[int] | str:
-    """The agent calls standing for a for_each / paged step's expansions, in order (a call covering
-    several pages once), or why there are none."""
+    """The agent calls matched to a for_each / paged step's expansions, in order (a call covering
+    several pages once), or why there are none: a value read over all of them needs all of them."""
     out: list[int] = []
     for e in gold.step(source).expansions:
-        i = m.corresponding.get(e)
+        i = m.matched.get(e)
         if i is None or not calls[i].ok or i >= before:
-            return f"no earlier successful call for {e}"
+            return f"no earlier successful call matched {e}"
         if i not in out:
             out.append(i)
     return out

@@ -143,7 +143,7 @@ def match_calls(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Matching:
         if run.step_id in m.matched:
             continue
         ignore = _ignore(task, run)
-        same = [i for i, c in enumerate(calls) if i not in used and c.tool == run.tool]
+        same = [i for i, c in enumerate(calls) if (i not in used or pages_of.get(i, "") == run.expansion_of) and c.tool == run.tool]
         if not same:
             m.near_misses[run.step_id] = [f"no call to {run.tool}"]
             continue

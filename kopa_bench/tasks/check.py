@@ -167,11 +167,15 @@ async def gold_problems(tasks: list[Task], client: ToolExecutor, catalog: Catalo
             continue  # already reported
         try:
             run = await execute_program(task, client)
+        except Exception as exc:
+            problems.append(Problem(task.id, f"gold does not execute: {exc}"))
+            continue
+        problems += expansion_problems(task, run)  # the likelier cause when a fact then fails
+        try:
             facts = compute_answer(task, run)
         except Exception as exc:
             problems.append(Problem(task.id, f"gold does not execute: {exc}"))
             continue
-        problems += expansion_problems(task, run)
         for f in facts:
             if f.value is None or (isinstance(f.value, str) and not f.value.strip()) or f.value == []:
                 problems.append(Problem(task.id, f"fact {f.id} ({f.description}) is empty on the sandbox"))

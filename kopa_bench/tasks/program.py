@@ -27,7 +27,7 @@ from kopa_bench.tasks.refs import EACH, RefError, SkippedStepError, Use, clock_n
 from kopa_bench.tasks.resolve import Each, Resolver
 
 # Roots whose values come from a tool *result*; `args` refs copy the gold's own input, not data flow.
-_FLOW_ROOTS = {"items", "picked", "total_count", "count"}
+_FLOW_ROOTS = {"items", "picked", "picks", "total_count", "count"}
 
 
 class ToolExecutor(Protocol):
