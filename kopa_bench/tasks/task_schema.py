@@ -266,7 +266,8 @@ class Task(_Strict):
 
     @property
     def n_calls(self) -> int:
-        """Number of gold steps (both branches of a conditional count)."""
+        """Number of gold steps (both branches of a conditional count; a for_each or paged step
+        counts once, its number of calls being known only when it runs)."""
         return len(self.program)
 
     @property
