@@ -248,6 +248,16 @@ def test_for_each_where_limit_values_and_lists() -> None:
     assert [s.args["id"] for s in gold.executed] == ["A1", "C3"] and gold.edges == []  # a written list is literal, no data flow
 
 
+def test_for_each_over_named_picks() -> None:
+    """A list of picks: each element is the picked record, traced through its pick."""
+    t = task([{"id": "s1", "tool": "air_tm", "args": {}, "picks": {"x": {"where": {"kind": "x"}}, "y": {"where": {"kind": "y"}}}},
+              {"id": "s2", "tool": "air_near", "args": {"id": "$each.id"}, "group": 1, "for_each": {"of": ["$s1.picks.y", "$s1.picks.x"]}}],
+             [{"id": "f1", "description": "x", "value": "$s2.count", "kind": "number"}])
+    gold = execute_program_sync(t, detail_world())
+    assert [s.args["id"] for s in gold.executed[1:]] == ["B2", "A1"]
+    assert [(e.source_step, e.path) for e in gold.edges] == [("s1", "$s1.picks.y.id"), ("s1", "$s1.picks.x.id")]
+
+
 def test_for_each_bound_and_schema_errors() -> None:
     with pytest.raises(ProgramError, match=r"step s2 for_each: '\$s1.items' gives 3 elements, more than for_each.max=2; raise max"):
         execute_program_sync(each_task({"of": "$s1.items", "max": 2}), detail_world())
