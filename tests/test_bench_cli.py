@@ -112,6 +112,9 @@ def test_check_data_format_2_constructs(tmp_path) -> None:
                 s2={"args": {"stationName": "$each.stationName", "dataTerm": "DAILY"}, "for_each": {"of": "$s1.items", "max": 2}}),
         variant(7, "없는 이름의 선택을 답에서 읽는 잘못된 과제",
                 answer=[{"id": "f1", "description": "d", "value": "$s1.picks.worst.stationName"}]),
+        variant(8, "같은 측정소를 두 번 부르는 반복 과제",
+                s2={"args": {"stationName": "$each", "dataTerm": "DAILY"},
+                    "for_each": {"of": ["$s1.items[0].stationName", "$s1.items[0].stationName"]}}),
     ]
     path = tmp_path / "format2.json"
     path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
@@ -125,4 +128,5 @@ def test_check_data_format_2_constructs(tmp_path) -> None:
     assert "kopa-fixture-204: step s1 picks.nowhere matches no record" in out
     assert "kopa-fixture-205: step s2 for_each: '$s1.items' gives no element on the sandbox" in out
     assert "kopa-fixture-206: gold does not execute" in out and "step s2 for_each" in out and "more than for_each.max=2; raise max" in out
+    assert "kopa-fixture-208: step s2 for_each: s2[0] and s2[1] make the same call" in out
     assert "kopa-fixture-207: schema" in out and "no pick named 'worst'" in out and "add it to s1.picks" in out

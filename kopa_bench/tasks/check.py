@@ -6,7 +6,8 @@ include every gold tool and number at least MIN_TOOLS_OFFERED, ids are unique, a
 queries are duplicates or near-duplicates (character n-gram Jaccard).
 
 Format 2.0 constructs: a paged step's paging arguments are parameters of its operation, and on
-the sandbox it needs more than one page; a for_each runs over at least one element; every
+the sandbox it needs more than one page; a for_each runs over at least one element and no two
+of its elements make the same call; every
 named pick finds a record (schema-level rules, such as a reference to an unknown pick name or a
 stray $each, fail in the schema check with the step and field named).
 """
@@ -149,6 +150,15 @@ def expansion_problems(task: Task, run: Any) -> list[Problem]:
         if step.for_each is not None and not sr.expansions:
             out.append(Problem(task.id, f"step {step.id} for_each: {step.for_each.of!r} gives no element on the sandbox, so the step "
                                         f"makes no call; point for_each.of at a non-empty list or loosen for_each.where"))
+        if step.for_each is not None:
+            seen: dict[str, str] = {}
+            for e in sr.expansions:
+                key = json.dumps(run.step(e).args, ensure_ascii=False, sort_keys=True, default=str)
+                if key in seen:
+                    out.append(Problem(task.id, f"step {step.id} for_each: {seen[key]} and {e} make the same call; an agent "
+                                                f"calls it once, so iterate over distinct elements (for_each.where / limit)"))
+                    break
+                seen[key] = e
         if step.pages is not None and len(sr.expansions) < 2:
             out.append(Problem(task.id, f"step {step.id} pages: the sandbox answers in one page, so paging adds nothing; "
                                         f"lower the page size (args.{step.pages.size or step.pages.end}) or drop `pages`"))
