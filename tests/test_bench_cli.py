@@ -125,3 +125,48 @@ def test_steps_mode_score_report_compare(tmp_path) -> None:
     # only steps runs: the report still has its side-by-side table
     rep = invoke("bench", "report", steps, "--out", tmp_path / "report2", "--n-boot", 100)
     assert rep.exit_code == 0, rep.output
+
+
+def test_check_data_format_2_constructs(tmp_path) -> None:
+    """Paged steps, for_each steps and named picks: every misuse is named with its task, step, field and fix."""
+    base = json.loads(FIXTURE.read_text(encoding="utf-8"))[1]  # Seoul's worst PM10 station, then its hourly values
+
+    def variant(n: int, query: str, s1: dict | None = None, s2: dict | None = None, answer: list | None = None) -> dict:
+        t = json.loads(json.dumps(base))
+        t.update(id=f"kopa-fixture-2{n:02d}", query=query)
+        t["program"][0].update(s1 or {})
+        t["program"][1].update(s2 or {})
+        if answer is not None:
+            t["answer"] = answer
+        return t
+
+    pages = {"page": "pageNo", "size": "numOfRows"}
+    tasks = [
+        variant(1, "서울 측정소 전부를 열 개씩 넘겨 보면서 미세먼지 최악인 곳 찾아줘", {"args": {"sidoName": "서울", "numOfRows": 10}, "pages": pages}),
+        variant(2, "페이지 인자 이름을 잘못 적은 과제입니다", {"args": {"sidoName": "서울", "numOfRows": 10}, "pages": {"page": "page", "size": "numOfRows"}}),
+        variant(3, "한 쪽이면 다 나오는데 굳이 페이지를 넘기는 과제", {"pages": pages}),
+        variant(4, "이름 붙인 선택이 아무것도 못 찾는 경우를 봅니다", {"picks": {"nowhere": {"where": {"stationName": "없는측정소"}}}}),
+        variant(5, "측정소마다 돌리려 했지만 거른 뒤 남는 게 없음",
+                s2={"args": {"stationName": "$each.stationName", "dataTerm": "DAILY"}, "for_each": {"of": "$s1.items", "where": {"stationName": "없는측정소"}}}),
+        variant(6, "모든 측정소마다 시간별 값을 다 부르면 한도를 넘어요",
+                s2={"args": {"stationName": "$each.stationName", "dataTerm": "DAILY"}, "for_each": {"of": "$s1.items", "max": 2}}),
+        variant(7, "없는 이름의 선택을 답에서 읽는 잘못된 과제",
+                answer=[{"id": "f1", "description": "d", "value": "$s1.picks.worst.stationName"}]),
+        variant(8, "같은 측정소를 두 번 부르는 반복 과제",
+                s2={"args": {"stationName": "$each", "dataTerm": "DAILY"},
+                    "for_each": {"of": ["$s1.items[0].stationName", "$s1.items[0].stationName"]}}),
+    ]
+    path = tmp_path / "format2.json"
+    path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    res = invoke("bench", "check-data", "--tasks-file", path)
+    assert res.exit_code == 1
+    out = res.output
+    assert "kopa-fixture-201" not in out.split("problems", 1)[1]  # a paged step over several pages is fine
+    assert ("kopa-fixture-202: step s1 pages: ['page'] are not parameters of airkorea_getCtprvnRltmMesureDnsty" in out
+            and "name its page / size" in out)
+    assert "kopa-fixture-203: step s1 pages: the sandbox answers in one page" in out and "lower the page size (args.numOfRows)" in out
+    assert "kopa-fixture-204: step s1 picks.nowhere matches no record" in out
+    assert "kopa-fixture-205: step s2 for_each: '$s1.items' gives no element on the sandbox" in out
+    assert "kopa-fixture-206: gold does not execute" in out and "step s2 for_each" in out and "more than for_each.max=2; raise max" in out
+    assert "kopa-fixture-208: step s2 for_each: s2[0] and s2[1] make the same call" in out
+    assert "kopa-fixture-207: schema" in out and "no pick named 'worst'" in out and "add it to s1.picks" in out

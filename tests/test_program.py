@@ -175,3 +175,146 @@ def test_task_and_gold_run_serialise() -> None:
     assert Task.model_validate_json(t.model_dump_json()) == t
     gold = execute_program_sync(t, world("3"))
     assert json.loads(gold.model_dump_json())["steps"][3]["args"]["mapX"] == 203.0
+
+
+# ---- format 2.0: several picks per step, for_each steps, paged steps -------------------------------
+NOWCAST = [{"category": "PTY", "obsrValue": "0"}, {"category": "T1H", "obsrValue": "3.1"}, {"category": "REH", "obsrValue": "61"}]
+
+
+def test_named_picks_read_several_records_of_one_call() -> None:
+    prog = [{"id": "s1", "tool": "air_tm", "args": {}, "picks": {"t1h": {"where": {"category": "T1H"}}, "reh": {"where": {"category": "REH"}}}},
+            {"id": "s2", "tool": "air_near", "args": {"t": "$s1.picks.t1h.obsrValue"}, "group": 1}]
+    answer = [{"id": "f1", "description": "기온", "value": "$s1.picks.t1h.obsrValue", "kind": "number"},
+              {"id": "f2", "description": "습도", "value": "$s1.picks.reh.obsrValue", "kind": "number"}]
+    client = FakeClient([{"tool": "air_tm", "records": NOWCAST}, {"tool": "air_near", "records": [{"a": "1"}]}])
+    t = task(prog, answer)
+    gold = execute_program_sync(t, client)
+    assert len(client.calls) == 2 and gold.step("s1").picked_index_by_name == {"t1h": 1, "reh": 2}
+    assert [(f.value, [s.index for s in f.sources]) for f in compute_answer(t, gold)] == [(3.1, [1]), (61, [2])]
+    assert [(e.arg, e.path) for e in gold.edges] == [("t", "$s1.picks.t1h.obsrValue")]
+    with pytest.raises(ValueError, match=r"no pick named 'wsd' \(its picks: \['reh', 't1h'\]\); add it to s1.picks"):
+        task(prog, [{"id": "f1", "description": "풍속", "value": "$s1.picks.wsd.obsrValue"}])
+    with pytest.raises(ValueError, match="not identifiers"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}, "picks": {"t-1": {"index": 0}}}])
+
+
+HITS = [{"id": "A1", "kind": "x"}, {"id": "B2", "kind": "y"}, {"id": "C3", "kind": "x"}]
+
+
+def detail_world() -> FakeClient:
+    return FakeClient([{"tool": "air_tm", "records": HITS}] + [
+        {"tool": "air_near", "args": {"id": h["id"]}, "records": [{"id": h["id"], "score": str(10 * (i + 1))}], "total_count": 1}
+        for i, h in enumerate(HITS)])
+
+
+def each_task(for_each: dict, answer: list[dict] | None = None, **step) -> Task:
+    return task([{"id": "s1", "tool": "air_tm", "args": {}},
+                 {"id": "s2", "tool": "air_near", "args": {"id": "$each.id"}, "group": 1, "for_each": for_each, **step}],
+                answer or [{"id": "f1", "description": "최고점", "value": {"compute": "max", "of": "$s2.items[*].score"}, "kind": "number"}])
+
+
+def test_for_each_expands_into_one_gold_call_per_record() -> None:
+    answer = [{"id": "f1", "description": "최고점", "value": {"compute": "max", "of": "$s2.items[*].score"}, "kind": "number"},
+              {"id": "f2", "description": "둘째", "value": "$s2.runs[1].items[0].score", "kind": "number"},
+              {"id": "f3", "description": "최고점 id", "value": "$s2.picked.id"}]
+    t = each_task({"of": "$s1.items"}, answer, pick={"argmax": "score"})
+    client = detail_world()
+    gold = execute_program_sync(t, client)
+    assert [s.step_id for s in gold.executed] == ["s1", "s2[0]", "s2[1]", "s2[2]"]
+    assert [a["id"] for _, a in client.calls[1:]] == ["A1", "B2", "C3"]
+    agg = gold.step("s2")
+    assert agg.aggregate and agg.expansions == ["s2[0]", "s2[1]", "s2[2]"] and len(agg.records) == 3 and agg.total_count == 3
+    # data flow is traced to the exact record each call came from
+    assert [(e.step, e.source_step, e.path) for e in gold.edges] == [
+        ("s2[0]", "s1", "$s1.items[0].id"), ("s2[1]", "s1", "$s1.items[1].id"), ("s2[2]", "s1", "$s1.items[2].id")]
+    facts = compute_answer(t, gold)
+    assert [f.value for f in facts] == [30, 20, "C3"]
+    assert [(s.step, s.index) for s in facts[1].sources] == [("s2[1]", 0)]
+    assert t.step("s2[1]").id == "s2"
+
+
+def test_for_each_where_limit_values_and_lists() -> None:
+    gold = execute_program_sync(each_task({"of": "$s1.items", "where": {"kind": "x"}}), detail_world())
+    assert [s.args["id"] for s in gold.executed[1:]] == ["A1", "C3"] and gold.step("s2[1]").edges[0].path == "$s1.items[2].id"
+    gold = execute_program_sync(each_task({"of": "$s1.items", "limit": 2}), detail_world())
+    assert [s.args["id"] for s in gold.executed[1:]] == ["A1", "B2"]
+    values = task([{"id": "s1", "tool": "air_tm", "args": {}},
+                   {"id": "s2", "tool": "air_near", "args": {"id": "$each"}, "group": 1, "for_each": {"of": "$s1.items[*].id"}}])
+    gold = execute_program_sync(values, detail_world())
+    assert [e.path for e in gold.edges] == ["$s1.items[0].id", "$s1.items[1].id", "$s1.items[2].id"]
+    literal = task([{"id": "s2", "tool": "air_near", "args": {"id": "$each"}, "for_each": {"of": ["A1", "C3"]}}],
+                   [{"id": "f1", "description": "x", "value": "$s2.count", "kind": "number"}])
+    gold = execute_program_sync(literal, detail_world())
+    assert [s.args["id"] for s in gold.executed] == ["A1", "C3"] and gold.edges == []  # a written list is literal, no data flow
+
+
+def test_for_each_over_named_picks() -> None:
+    """A list of picks: each element is the picked record, traced through its pick."""
+    t = task([{"id": "s1", "tool": "air_tm", "args": {}, "picks": {"x": {"where": {"kind": "x"}}, "y": {"where": {"kind": "y"}}}},
+              {"id": "s2", "tool": "air_near", "args": {"id": "$each.id"}, "group": 1, "for_each": {"of": ["$s1.picks.y", "$s1.picks.x"]}}],
+             [{"id": "f1", "description": "x", "value": "$s2.count", "kind": "number"}])
+    gold = execute_program_sync(t, detail_world())
+    assert [s.args["id"] for s in gold.executed[1:]] == ["B2", "A1"]
+    assert [(e.source_step, e.path) for e in gold.edges] == [("s1", "$s1.picks.y.id"), ("s1", "$s1.picks.x.id")]
+
+
+def test_for_each_bound_and_schema_errors() -> None:
+    with pytest.raises(ProgramError, match=r"step s2 for_each: '\$s1.items' gives 3 elements, more than for_each.max=2; raise max"):
+        execute_program_sync(each_task({"of": "$s1.items", "max": 2}), detail_world())
+    with pytest.raises(ValueError, match="one value, not a list"):
+        each_task({"of": "$s1.items[0]"})
+    with pytest.raises(ValueError, match=r"\$each exists only in the args of a step with a for_each"):
+        task([{"id": "s1", "tool": "air_tm", "args": {"x": "$each.id"}}])
+    with pytest.raises(ValueError, match="never read \\$each"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}}, {"id": "s2", "tool": "air_near", "args": {}, "group": 1, "for_each": {"of": "$s1.items"}}])
+    with pytest.raises(ValueError, match=r"an argument may not read one expansion \(runs\[k\]\)"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}},
+              {"id": "s2", "tool": "air_near", "args": {"id": "$each.id"}, "group": 1, "for_each": {"of": "$s1.items"}},
+              {"id": "s3", "tool": "tour_area", "args": {"x": "$s2.runs[0].items[0].score"}, "group": 2}])
+    with pytest.raises(ValueError, match="neither for_each nor pages"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}}], [{"id": "f1", "description": "d", "value": "$s1.runs[0].count"}])
+    with pytest.raises(ValueError, match="reserved"):
+        task([{"id": "each", "tool": "air_tm", "args": {}}])
+
+
+STATIONS = [{"name": f"st{i}", "pm": str(v)} for i, v in enumerate([5, 9, 3, 7, 12, 4, 8])]
+
+
+def paged_world(total: int | None) -> FakeClient:
+    """7 stations, 3 per page; `total` None = a total that counts only the page's rows (Seoul's quirk)."""
+    routes = [{"tool": "air_tm", "args": {"pageNo": str(p + 1)}, "records": STATIONS[3 * p:3 * p + 3],
+               **({"total_count": total} if total is not None else {})} for p in range(3)]
+    routes += [{"tool": "air_tm", "args": {"START_INDEX": str(1 + 3 * p)}, "records": STATIONS[3 * p:3 * p + 3]} for p in range(3)]
+    return FakeClient(routes)
+
+
+def paged_task(pages: dict, args: dict) -> Task:
+    return task([{"id": "s1", "tool": "air_tm", "args": args, "pages": pages, "pick": {"argmax": "pm"}},
+                 {"id": "s2", "tool": "air_near", "args": {"s": "$s1.picked.name"}, "group": 1}],
+                [{"id": "f1", "description": "최고", "value": "$s1.picked.name"}, {"id": "f2", "description": "수", "value": "$s1.count", "kind": "number"}])
+
+
+@pytest.mark.parametrize("total", [7, None])
+def test_pages_are_fetched_until_the_last_and_picks_see_them_all(total) -> None:
+    t = paged_task({"page": "pageNo", "size": "numOfRows"}, {"numOfRows": 3, "pageNo": 1})
+    client = paged_world(total)
+    gold = execute_program_sync(t, client)
+    assert [s.args.get("pageNo") for s in gold.executed] == [1, 2, 3, None] and [s.page for s in gold.executed[:3]] == [0, 1, 2]
+    assert gold.step("s1[2]").page_params == ["pageNo", "numOfRows"]
+    assert gold.step("s1").picked == {"name": "st4", "pm": "12"}  # on page 2 of 3
+    assert gold.step("s2").args == {"s": "st4"} and [e.source_step for e in gold.edges] == ["s1"]
+    assert [f.value for f in compute_answer(t, gold)] == ["st4", 7]
+
+
+def test_row_range_pages_and_the_bound() -> None:
+    t = paged_task({"start": "START_INDEX", "end": "END_INDEX"}, {"START_INDEX": 1, "END_INDEX": 3})
+    gold = execute_program_sync(t, paged_world(None))
+    assert [(s.args["START_INDEX"], s.args["END_INDEX"]) for s in gold.executed[:3]] == [(1, 3), (4, 6), (7, 9)]
+    with pytest.raises(ProgramError, match="2 pages fetched and the last was full; raise pages.max_pages"):
+        execute_program_sync(paged_task({"start": "START_INDEX", "end": "END_INDEX", "max_pages": 2}, {"START_INDEX": 1, "END_INDEX": 3}), paged_world(None))
+    with pytest.raises(ValueError, match="either page\\+size"):
+        paged_task({"page": "pageNo"}, {"pageNo": 1})
+    with pytest.raises(ValueError, match="args.numOfRows must be a literal integer"):
+        paged_task({"page": "pageNo", "size": "numOfRows"}, {"pageNo": 1})
+    with pytest.raises(ValueError, match="both for_each and pages"):
+        each_task({"of": "$s1.items"}, pages={"page": "pageNo", "size": "numOfRows"}, args={"id": "$each.id", "numOfRows": 3})

@@ -168,3 +168,15 @@ def test_model_card_states_data_version_and_results(tmp_path):
                             data_version="0.1.0", results_json=res, rewards={"action": 1.0})
     text = path.read_text()
     assert "data version: `0.1.0`" in text and "| success | 0.250 |" in text and "district" in text
+
+
+def test_needless_calls_counts_a_call_covering_several_pages_once(monkeypatch) -> None:
+    """One call covering three pages of a paged gold step is one matched call: a third, needless
+    call still costs (it would hide behind the three page matches if matches were counted)."""
+    import train.rewards as rewards
+    from kopa_bench.scoring.episode_score import EpisodeScore
+
+    s = EpisodeScore(task_id="t", success=True, response=1.0, grounded=1.0, action_precision=2 / 3, action_recall=1.0,
+                     efficiency=0.75, n_calls=3, n_gold_calls=4, matched={"s1[0]": 0, "s1[1]": 0, "s1[2]": 0, "s2": 1})
+    monkeypatch.setattr(rewards, "score_completions", lambda completions, **kw: [s])
+    assert REWARDS["needless_calls"]([[]]) == [pytest.approx(-0.25)]

@@ -243,7 +243,8 @@ state_reward = _axis(lambda s: s.state)
 state_reward.__doc__ = "Scorer STATE: share of the records the gold needed that the agent received (None: none needed)."
 tool_error_penalty = _axis(lambda s: -sum(s.errors.values()) / s.n_calls if s.n_calls else 0.0)
 tool_error_penalty.__doc__ = "Minus the share of calls that failed (parse, unknown tool, argument, platform errors); in [-1, 0]."
-needless_call_penalty = _axis(lambda s: -min(1.0, max(0, s.n_calls - len(s.matched)) / max(s.n_gold_calls, 1)))
+# distinct calls: one call may cover several pages of a paged gold step
+needless_call_penalty = _axis(lambda s: -min(1.0, max(0, s.n_calls - len(set(s.matched.values()))) / max(s.n_gold_calls, 1)))
 needless_call_penalty.__doc__ = "Minus the calls that matched no gold step, per gold call, capped at 1; in [-1, 0]."
 
 for _name, _fn in [("action_reward", action_reward), ("data_flow_reward", data_flow_reward),

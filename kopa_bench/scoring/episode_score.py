@@ -230,7 +230,11 @@ class _Received:
         if index is not None:
             return self.has_record(run.records[index], _selective_key(run.records))
         n = run.total_count if field == "total_count" and run.total_count is not None else len(run.records)
-        return (run.tool, field or "count", n) in self.counts
+        if (run.tool, field or "count", n) in self.counts:
+            return True
+        # a for_each / paged step's count is known only to an agent that received every record
+        key = _selective_key(run.records)
+        return run.aggregate and all(self.has_record(r, key) for r in run.records)
 
 
 def _arg(args: dict[str, Any] | None, name: str) -> Any:
@@ -243,36 +247,61 @@ def _arg(args: dict[str, Any] | None, name: str) -> Any:
 
 
 class _View:
-    """A StepView over an agent's result, with the gold step's pick re-applied to it."""
+    """A StepView over an agent's result (one call, or the calls of a for_each / paged step's
+    expansions, concatenated), with the gold step's picks re-applied to it."""
 
-    def __init__(self, step_id: str, call: CallRecord, picked: tuple[int | None, dict | None]):
+    def __init__(self, step_id: str, records: list[dict[str, Any]], total_count: int | None, args: dict[str, Any] | None,
+                 result_code: str, picked: "_Picked"):
         self.step_id, self.skipped = step_id, False
-        self.records, self.total_count = call.records, call.result.total_count
-        self.picked_index, self.picked = picked
-        self.args, self.ok, self.result_code = call.arguments or {}, True, call.result.result_code
+        self.records, self.total_count = records, total_count
+        self.picked_index, self.picked = picked.one
+        self.picked_by_name = {n: rec for n, (_, rec) in picked.named.items()}
+        self.picked_index_by_name = {n: i for n, (i, _) in picked.named.items()}
+        self.args, self.ok, self.result_code = args or {}, True, result_code
 
 
-def _picked(picks: dict, gold: GoldRun, src_step, source: str, calls: list[CallRecord], i: int) -> tuple[int | None, dict | None]:
-    if not src_step.pick:
-        return None, None
-    hit = picks.get((source, i))
+class _Picked:
+    """The gold step's pick and named picks applied to an agent's records."""
+
+    def __init__(self, step, records: list[dict[str, Any]], resolver: Resolver):
+        none: tuple[int | None, dict | None] = (None, None)
+        self.one = apply_pick(step.pick, records, resolver) if step.pick else none
+        self.named = {name: apply_pick(p, records, resolver) for name, p in step.picks.items()}
+
+
+def _picked(picks: dict, gold: GoldRun, src_step, key: Any, records: list[dict[str, Any]]) -> _Picked:
+    """`key` names the records (a call index, or the call indices of an aggregate) for the memo."""
+    hit = picks.get(key)
     if hit is None:
         resolver = picks.get(None)
         if resolver is None:
             resolver = picks[None] = gold.resolver()
         try:
-            hit = apply_pick(src_step.pick, calls[i].records, resolver)
+            hit = _Picked(src_step, records, resolver)
         except RefError as exc:
             hit = exc
-        picks[(source, i)] = hit
+        picks[key] = hit
     if isinstance(hit, RefError):
         raise hit
     return hit
 
 
+def _aggregate_calls(gold: GoldRun, source: str, calls: list[CallRecord], m: Matching, before: int) -> list[int] | str:
+    """The agent calls matched to a for_each / paged step's expansions, in order (a call covering
+    several pages once), or why there are none: a value read over all of them needs all of them."""
+    out: list[int] = []
+    for e in gold.step(source).expansions:
+        i = m.matched.get(e)
+        if i is None or not calls[i].ok or i >= before:
+            return f"no earlier successful call matched {e}"
+        if i not in out:
+            out.append(i)
+    return out
+
+
 def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching,
                 picks: dict | None = None) -> EdgeScore:
-    """`picks` (per episode): (source step, call index) -> the gold's pick re-applied to that call,
+    """`picks` (per episode): (source step, call index) -> the gold's picks re-applied to that call,
     shared by the edges that read the same call."""
     base = dict(step=edge.step, arg=edge.arg, source_step=edge.source_step, path=edge.path)
     ci = m.corresponding.get(edge.step)
@@ -282,15 +311,25 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
         typed = _arg(calls[ci].arguments, edge.arg)
     except KeyError:
         return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {edge.arg}")
-    src_step, src_tool = task.step(edge.source_step), gold.step(edge.source_step).tool
-    ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
-    first = m.corresponding.get(edge.source_step)
-    ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
+    src_step, src_run = task.step(edge.source_step), gold.step(edge.source_step)
+    src_tool = src_run.tool
     picks = {} if picks is None else picks
-    for i in ups:
+    if src_run.aggregate:
+        # the agent's own for_each / paged calls, read together as the gold reads its expansions
+        parts = _aggregate_calls(gold, edge.source_step, calls, m, ci)
+        if isinstance(parts, str):
+            return EdgeScore(**base, satisfied=False, detail=parts)
+        records = [r for i in parts for r in calls[i].records]
+        views = [(tuple(parts), records, src_run.total_count, {}, "00")]
+    else:
+        ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
+        first = m.corresponding.get(edge.source_step)
+        ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
+        views = [(i, calls[i].records, calls[i].result.total_count, calls[i].arguments, calls[i].result.result_code) for i in ups]
+    for key, records, total, args, code in views:
         try:
-            picked = _picked(picks, gold, src_step, edge.source_step, calls, i)
-            view = _View(edge.source_step, calls[i], picked)
+            picked = _picked(picks, gold, src_step, (edge.source_step, key), records)
+            view = _View(edge.source_step, records, total, args, code, picked)
             r = Resolver({edge.source_step: view})
             raw = r.path(parse_ref(edge.path))
             expected = r.transform(edge.transform, raw, edge.transform_args) if edge.transform else raw
@@ -301,8 +340,8 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
         else:
             ok = norm_value(expected) == norm_value(typed)
         if ok:
-            return EdgeScore(**base, satisfied=True, detail=f"from call #{i}")
-    why = "no earlier successful call to " + src_tool if not ups else f"{typed!r} is not what its own {src_tool} call returned"
+            return EdgeScore(**base, satisfied=True, detail=f"from call #{key}" if isinstance(key, int) else f"from calls {list(key)}")
+    why = "no earlier successful call to " + src_tool if not views else f"{typed!r} is not what its own {src_tool} call returned"
     return EdgeScore(**base, satisfied=False, detail=why)
 
 
@@ -319,7 +358,9 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     for f in facts:
         stated = fact_in_text(f, episode.final_answer)
         if f.direct and f.kind != "bool":
-            grounded = recv.values.contains(f)
+            # the count of a for_each / paged step is in no single result: the agent had to receive it all
+            grounded = recv.values.contains(f) or bool(f.sources) and all(
+                s.field is not None and gold.step(s.step).aggregate and recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
         else:
             grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
         fact_scores.append(FactScore(id=f.id, value=f.value, stated=stated, grounded=stated and grounded))
@@ -332,7 +373,7 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     executed = gold.executed
     for sid, diffs in m.near_misses.items():
         diag.append(f"{sid} {gold.step(sid).tool}: unmatched ({'; '.join(diffs) or 'order'})")
-    extra = len(calls) - len(m.matched)
+    extra = len(calls) - len(set(m.matched.values()))
     if extra > 0:
         diag.append(f"{extra} call(s) matched no gold step")
 
@@ -340,7 +381,8 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     edges = [_edge_score(task, gold, e, calls, m, picks) for e in gold.edges]
     diag += [f"edge {e.step}.{e.arg} <- {e.path}: {e.detail}" for e in edges if not e.satisfied]
 
-    needed: list[tuple[str, int | None, str | None]] = [(r.step_id, r.picked_index, None) for r in executed if r.picked_index is not None]
+    needed: list[tuple[str, int | None, str | None]] = [
+        (r.step_id, i, None) for r in gold.ran for i in (r.picked_index, *r.picked_index_by_name.values()) if i is not None]
     needed += [(s.step, s.index, s.field) for f in facts for s in f.sources]
     needed = list(dict.fromkeys(needed))
     state_hits = sum(recv.has_source(gold, *n) for n in needed)
@@ -357,7 +399,7 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
         success=bool(facts) and all(f.stated and f.grounded for f in fact_scores),
         response=sum(f.stated for f in fact_scores) / n_facts,
         grounded=sum(f.grounded for f in fact_scores) / n_facts,
-        action_precision=len(m.matched) / len(calls) if calls else 0.0,
+        action_precision=len(set(m.matched.values())) / len(calls) if calls else 0.0,
         action_recall=len(m.matched) / len(executed) if executed else 1.0,
         data_flow=sum(e.satisfied for e in edges) / len(edges) if edges else None,
         state=state_hits / len(needed) if needed else None,

@@ -44,8 +44,10 @@ FailureKind = Literal["backend_error", "context_limit", "no_call", "call_instead
 
 
 def call_positions(gold: GoldRun) -> list[list[StepRun]]:
-    """The gold's executed steps by call group, in the order they ran: one list per call position."""
-    return [list(g) for _, g in groupby(gold.executed, key=lambda s: s.group)]
+    """The gold's executed steps by call group, in the order they ran: one list per call position.
+    Each page of a paged step is a position of its own: paging is sequential, a page's arguments
+    follow from the one before."""
+    return [list(g) for _, g in groupby(gold.executed, key=lambda s: (s.group, s.page))]
 
 
 class StepScore(BaseModel):

@@ -4,6 +4,12 @@ Checks: the schema (pydantic, per task), tools exist in the catalog, references 
 gold program executes on the sandbox and every fact gets a non-empty value, the offered tools
 include every gold tool and number at least MIN_TOOLS_OFFERED, ids are unique, and no two
 queries are duplicates or near-duplicates (character n-gram Jaccard).
+
+Format 2.0 constructs: a paged step's paging arguments are parameters of its operation, and on
+the sandbox it needs more than one page; a for_each runs over at least one element and no two
+of its elements make the same call; every
+named pick finds a record (schema-level rules, such as a reference to an unknown pick name or a
+stray $each, fail in the schema check with the step and field named).
 """
 
 from __future__ import annotations
@@ -99,6 +105,7 @@ def static_problems(items: list[tuple[str, Any]], catalog: Any, *, threshold: fl
             problems.append(Problem(task.id, f"gold tools not offered: {missing}"))
         if len(set(task.tools)) < MIN_TOOLS_OFFERED:
             problems.append(Problem(task.id, f"only {len(set(task.tools))} tools offered; need >= {MIN_TOOLS_OFFERED}"))
+        problems += construct_problems(task, catalog)
         bad_platforms = [p for p in task.platforms if p not in _platform_names(catalog)]
         if bad_platforms:
             problems.append(Problem(task.id, f"platforms {bad_platforms} are neither catalog platforms nor services"))
@@ -117,6 +124,51 @@ def static_problems(items: list[tuple[str, Any]], catalog: Any, *, threshold: fl
     return tasks, problems
 
 
+def construct_problems(task: Task, catalog: Any) -> list[Problem]:
+    """Static checks of the format 2.0 constructs against the catalog: a paged step's paging
+    arguments must be parameters of its operation."""
+    out = []
+    for step in task.program:
+        if step.pages is None or step.tool not in catalog:
+            continue
+        op = catalog.get(step.tool).op
+        unknown = [p for p in step.pages.params if op.param(p) is None]
+        if unknown:
+            valid = sorted(p.name for p in op.params)
+            out.append(Problem(task.id, f"step {step.id} pages: {unknown} are not parameters of {step.tool} (its parameters: {valid}); "
+                                        f"name its page / size (or start / end row) parameters"))
+    return out
+
+
+def expansion_problems(task: Task, run: Any) -> list[Problem]:
+    """Problems of the format 2.0 constructs that only the sandbox's answers show."""
+    out = []
+    for step in task.program:
+        sr = run.by_id.get(step.id)
+        if sr is None or sr.skipped:
+            continue
+        if step.for_each is not None and not sr.expansions:
+            out.append(Problem(task.id, f"step {step.id} for_each: {step.for_each.of!r} gives no element on the sandbox, so the step "
+                                        f"makes no call; point for_each.of at a non-empty list or loosen for_each.where"))
+        if step.for_each is not None:
+            seen: dict[str, str] = {}
+            for e in sr.expansions:
+                key = json.dumps(run.step(e).args, ensure_ascii=False, sort_keys=True, default=str)
+                if key in seen:
+                    out.append(Problem(task.id, f"step {step.id} for_each: {seen[key]} and {e} make the same call; an agent "
+                                                f"calls it once, so iterate over distinct elements (for_each.where / limit)"))
+                    break
+                seen[key] = e
+        if step.pages is not None and len(sr.expansions) < 2:
+            out.append(Problem(task.id, f"step {step.id} pages: the sandbox answers in one page, so paging adds nothing; "
+                                        f"lower the page size (args.{step.pages.size or step.pages.end}) or drop `pages`"))
+        for name, record in sr.picked_by_name.items():
+            if record is None:
+                out.append(Problem(task.id, f"step {step.id} picks.{name} matches no record of the {len(sr.records)} on the sandbox; "
+                                            f"fix its where / contains / near"))
+    return out
+
+
 async def gold_problems(tasks: list[Task], client: ToolExecutor, catalog: Catalog) -> list[Problem]:
     """Execute each gold program; every fact must get a non-empty value."""
     problems: list[Problem] = []
@@ -125,6 +177,11 @@ async def gold_problems(tasks: list[Task], client: ToolExecutor, catalog: Catalo
             continue  # already reported
         try:
             run = await execute_program(task, client)
+        except Exception as exc:
+            problems.append(Problem(task.id, f"gold does not execute: {exc}"))
+            continue
+        problems += expansion_problems(task, run)  # the likelier cause when a fact then fails
+        try:
             facts = compute_answer(task, run)
         except Exception as exc:
             problems.append(Problem(task.id, f"gold does not execute: {exc}"))

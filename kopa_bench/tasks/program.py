@@ -2,8 +2,13 @@
 
 Steps run group by group; the steps of one group run concurrently (asyncio.gather), which is
 also how a parallel-capable agent would issue them. For every step the GoldRun keeps the tool,
-the resolved arguments, the ToolResult, the picked record, whether it was skipped, and the
+the resolved arguments, the ToolResult, the picked records, whether it was skipped, and the
 data-flow edges actually used (argument <- source step, path, transform).
+
+A step with `for_each` or `pages` runs as several gold calls, its *expansions* (`s2[0]`,
+`s2[1]`, ...: one per element, or one per page), each a StepRun of its own that scoring matches
+like any step; the step's own StepRun is then an *aggregate* (no call of its own) whose records
+are the expansions' records concatenated, which its picks and later references read.
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ from pydantic import BaseModel, Field
 
 from kopa_bench.client.result import ToolResult
 from kopa_bench.tasks.task_schema import Step, Task
+from kopa_bench.tasks.expand import each_elements, next_page
 from kopa_bench.tasks.picks import apply_pick, eval_condition
-from kopa_bench.tasks.refs import RefError, SkippedStepError, Use, clock_now
-from kopa_bench.tasks.resolve import Resolver
+from kopa_bench.tasks.refs import EACH, RefError, SkippedStepError, Use, clock_now
+from kopa_bench.tasks.resolve import Each, Resolver
 
 # Roots whose values come from a tool *result*; `args` refs copy the gold's own input, not data flow.
-_FLOW_ROOTS = {"items", "picked", "total_count", "count"}
+_FLOW_ROOTS = {"items", "picked", "picks", "total_count", "count"}
 
 
 class ToolExecutor(Protocol):
@@ -58,9 +64,17 @@ class StepRun(BaseModel):
     result: ToolResult | None = None
     picked: dict[str, Any] | None = None
     picked_index: int | None = None
+    picked_by_name: dict[str, dict[str, Any] | None] = Field(default_factory=dict, description="named picks (Step.picks) -> record")
+    picked_index_by_name: dict[str, int | None] = Field(default_factory=dict, description="named picks -> record index")
     skipped: bool = False
     skip_reason: str = ""
     edges: list[Edge] = Field(default_factory=list)
+    aggregate: bool = Field(default=False, description="a for_each / paged step's own run: no call, its expansions' records concatenated")
+    expansions: list[str] = Field(default_factory=list, description="ids of the aggregate's calls, in order")
+    expansion_of: str | None = Field(default=None, description="for an expansion: the step it expands")
+    each_source: str | None = Field(default=None, description="for a for_each expansion: the element's reference, e.g. '$s1.items[3]'")
+    page: int | None = Field(default=None, description="for a page of a paged step: its index (0 = the first page)")
+    page_params: list[str] = Field(default_factory=list, description="for a page: the arguments that change from page to page")
 
     # the StepView interface used by Resolver
     @property
@@ -99,6 +113,12 @@ class GoldRun(BaseModel):
 
     @property
     def executed(self) -> list[StepRun]:
+        """The gold calls: steps that ran, with a for_each / paged step counted as its expansions."""
+        return [s for s in self.steps if not s.skipped and not s.aggregate]
+
+    @property
+    def ran(self) -> list[StepRun]:
+        """Every step run that was not skipped, aggregates included (what picks were applied to)."""
         return [s for s in self.steps if not s.skipped]
 
     @property
@@ -109,44 +129,122 @@ class GoldRun(BaseModel):
         return Resolver(self.by_id, clock=clock, where=where or f"task {self.task_id}")
 
 
-def _edges(step: Step, arg: str, uses: list[Use]) -> list[Edge]:
+def _edges(step_id: str, arg: str, uses: list[Use]) -> list[Edge]:
     out = []
     for u in uses:
         root = u.ref.path[0] if u.ref.path else "items"
-        if root in _FLOW_ROOTS:
-            out.append(Edge(step=step.id, arg=arg, source_step=u.ref.step, path=u.ref.raw, transform=u.transform, transform_args=u.transform_args, value=u.value, template=u.template))
+        if root in _FLOW_ROOTS and u.ref.step != EACH:  # an element of a written list is a literal
+            out.append(Edge(step=step_id, arg=arg, source_step=u.ref.step, path=u.ref.raw, transform=u.transform, transform_args=u.transform_args, value=u.value, template=u.template))
     return out
 
 
-async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: ToolExecutor, clock: Any) -> StepRun:
+def _apply_picks(task: Task, step: Step, run: StepRun, resolver: Resolver) -> None:
+    try:
+        if step.pick is not None:
+            run.picked_index, run.picked = apply_pick(step.pick, run.records, resolver)
+        for name, pick in step.picks.items():
+            run.picked_index_by_name[name], run.picked_by_name[name] = apply_pick(pick, run.records, resolver)
+    except RefError as exc:
+        raise ProgramError(f"task {task.id} step {step.id} pick: {exc}") from exc
+
+
+async def _call(task: Task, run: StepRun, client: ToolExecutor) -> None:
+    result = await client.call(run.tool, run.args)
+    run.result = result
+    if not result.ok or result.error is not None:
+        msg = result.error.message if result.error else result.result_msg
+        raise ProgramError(f"task {task.id} step {run.step_id}: gold call {run.tool}({run.args}) failed: {msg} (code {result.result_code or getattr(result.error, 'code', '')})")
+
+
+def _resolve_args(step: Step, run: StepRun, resolver: Resolver) -> None:
+    for arg, expr in step.args.items():
+        uses: list[Use] = []
+        run.args[arg] = resolver.value(expr, uses)
+        run.edges.extend(_edges(run.step_id, arg, uses))
+
+
+def _aggregate(step: Step, parts: list[StepRun], total: int | None) -> StepRun:
+    records = [r for p in parts for r in p.records]
+    result = ToolResult(tool=step.tool, arguments={}, ok=True, result_code="00", result_msg="aggregate",
+                        total_count=total if total is not None else len(records), records=records)
+    return StepRun(step_id=step.id, tool=step.tool, group=step.group, result=result, aggregate=True,
+                   expansions=[p.step_id for p in parts])
+
+
+async def _run_for_each(task: Task, step: Step, runs: dict[str, StepRun], client: ToolExecutor, clock: Any, resolver: Resolver) -> list[StepRun]:
+    where = f"task {task.id} step {step.id} for_each"
+    try:
+        elements = each_elements(step.for_each, resolver, where)
+    except SkippedStepError:
+        raise
+    except RefError as exc:
+        raise ProgramError(str(exc)) from exc
+    parts = []
+    for i, (value, source) in enumerate(elements):
+        part = StepRun(step_id=f"{step.id}[{i}]", tool=step.tool, group=step.group, expansion_of=step.id, each_source=source)
+        inner = Resolver(runs, clock=clock, where=f"task {task.id} step {part.step_id}", each=Each(value, source))
+        try:
+            _resolve_args(step, part, inner)
+        except SkippedStepError:
+            raise
+        except RefError as exc:
+            raise ProgramError(str(exc)) from exc
+        parts.append(part)
+    await asyncio.gather(*(_call(task, p, client) for p in parts))
+    total = sum(p.total_count if p.total_count is not None else len(p.records) for p in parts)
+    return [*parts, _aggregate(step, parts, total)]
+
+
+async def _run_pages(task: Task, step: Step, run: StepRun, client: ToolExecutor) -> list[StepRun]:
+    """Fetch page after page (each needs the last one's length) until a short page or the total."""
+    pages = step.pages
+    parts: list[StepRun] = []
+    args = dict(run.args)
+    while True:
+        part = StepRun(step_id=f"{step.id}[{len(parts)}]", tool=step.tool, group=step.group, args=dict(args),
+                       edges=[e.model_copy(update={"step": f"{step.id}[{len(parts)}]"}) for e in run.edges],
+                       expansion_of=step.id, page=len(parts), page_params=pages.params)
+        await _call(task, part, client)
+        parts.append(part)
+        args = next_page(pages, args, parts)
+        if args is None:
+            break
+        if len(parts) == pages.max_pages:
+            raise ProgramError(f"task {task.id} step {step.id} pages: {pages.max_pages} pages fetched and the last was full; "
+                               f"raise pages.max_pages or the page size (args.{pages.size or pages.end})")
+    first = parts[0]
+    whole = first.total_count is not None and first.total_count > len(first.records)  # a total of all rows, not of one page
+    return [*parts, _aggregate(step, parts, first.total_count if whole else None)]
+
+
+async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: ToolExecutor, clock: Any) -> list[StepRun]:
+    """The step's run(s): one StepRun, or a for_each / paged step's expansions and then its aggregate."""
     run = StepRun(step_id=step.id, tool=step.tool, group=step.group)
     resolver = Resolver(runs, clock=clock, where=f"task {task.id} step {step.id}")
     try:
         if step.condition is not None and not eval_condition(step.condition, resolver):
             run.skipped, run.skip_reason = True, f"condition {step.condition.ref} {step.condition.op} {step.condition.value!r} is false"
-            return run
-        for arg, expr in step.args.items():
-            uses: list[Use] = []
-            run.args[arg] = resolver.value(expr, uses)
-            run.edges.extend(_edges(step, arg, uses))
+            return [run]
+        if step.for_each is not None:
+            out = await _run_for_each(task, step, runs, client, clock, resolver)
+        else:
+            _resolve_args(step, run, resolver)
+            out = None
     except SkippedStepError as exc:
         # A step that depends on a skipped branch belongs to that branch: skip it too.
         run.skipped, run.skip_reason = True, str(exc)
         run.args, run.edges = {}, []
-        return run
+        return [run]
     except RefError as exc:
         raise ProgramError(str(exc)) from exc
-    result = await client.call(step.tool, run.args)
-    run.result = result
-    if not result.ok or result.error is not None:
-        msg = result.error.message if result.error else result.result_msg
-        raise ProgramError(f"task {task.id} step {step.id}: gold call {step.tool}({run.args}) failed: {msg} (code {result.result_code or getattr(result.error, 'code', '')})")
-    if step.pick is not None:
-        try:
-            run.picked_index, run.picked = apply_pick(step.pick, result.records, resolver)
-        except RefError as exc:
-            raise ProgramError(f"task {task.id} step {step.id} pick: {exc}") from exc
-    return run
+    if out is None:
+        if step.pages is not None:
+            out = await _run_pages(task, step, run, client)
+        else:
+            await _call(task, run, client)
+            out = [run]
+    _apply_picks(task, step, out[-1], resolver)
+    return out
 
 
 async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:
@@ -168,9 +266,11 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -
         # snapshot so steps of one group cannot see each other (they are independent by contract)
         snapshot = dict(runs)
         done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps))
-        for run in done:
-            runs[run.step_id] = run
-    return GoldRun(task_id=task.id, clock=now, steps=[runs[s.id] for s in task.program])
+        for out in done:
+            for run in out:
+                runs[run.step_id] = run
+    order = [r for s in task.program for r in ([runs[e] for e in runs[s.id].expansions] + [runs[s.id]])]
+    return GoldRun(task_id=task.id, clock=now, steps=order)
 
 
 def execute_program_sync(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:

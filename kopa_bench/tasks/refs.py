@@ -7,7 +7,10 @@ Forms an argument (or fact, or condition) may take:
   {"$ref": "$s1.items[0].region_cd", "transform": "lawd_cd", "args": {...}}
   {"$clock": "this_month", "transform": "shift_month", "args": {"months": -1}}
   {"$value": [37.5663, 126.9779], "transform": "kma_nx"}   a literal through a transform
-Roots after the step id: items, picked, total_count, count, args, ok, result_code, ran.
+  "$s1.picks.t1h.obsrValue"       one of the step's named picks (several records read from one call)
+  "$s2.runs[1].total_count"        one expansion of a for_each / paged step (facts, picks, conditions)
+  "$each.BILL_ID"                  the current element, inside the args of a for_each step
+Roots after the step id: items, picked, picks, runs, total_count, count, args, ok, result_code, ran.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from typing import Any, Callable, Iterator
 _REF_RE = re.compile(r"^\$([A-Za-z][A-Za-z0-9_]*)((?:\.[^.\[\]{}\s]+|\[(?:\d+|-\d+|\*)\])*)$")
 _SEG_RE = re.compile(r"\.([^.\[\]{}\s]+)|\[(\d+|-\d+|\*)\]")
 _TEMPLATE_RE = re.compile(r"\{(\$[^{}\s]+)\}")
-ROOTS = {"items", "picked", "total_count", "count", "args", "ok", "result_code", "ran"}
+ROOTS = {"items", "picked", "picks", "runs", "total_count", "count", "args", "ok", "result_code", "ran"}
 WILD = "*"
+EACH = "each"  # the pseudo-step naming the current element of a for_each
 
 
 class RefError(ValueError):
@@ -69,9 +73,14 @@ def parse_ref(text: str) -> Ref:
     path: list[str | int] = []
     for name, idx in _SEG_RE.findall(m.group(2)):
         path.append(name if name else (WILD if idx == WILD else int(idx)))
-    if path and path[0] not in ROOTS:
+    if path and path[0] not in ROOTS and m.group(1) != EACH:
         raise RefError(f"reference {text!r} starts with {path[0]!r}; valid roots after the step id are {sorted(ROOTS)}")
     return Ref(m.group(1), tuple(path), text.strip())
+
+
+def render_path(path: tuple[str | int, ...]) -> str:
+    """The text of a reference path: ('items', 3, 'x') -> '.items[3].x'."""
+    return "".join(f"[{seg}]" if isinstance(seg, int) or seg == WILD else f".{seg}" for seg in path)
 
 
 def is_ref(value: Any) -> bool:

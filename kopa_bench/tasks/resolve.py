@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kopa_bench.tasks.refs import (
+    EACH,
     WILD,
     Ref,
     RefError,
@@ -22,7 +23,22 @@ from kopa_bench.tasks.refs import (
     clock_value,
     is_ref,
     parse_ref,
+    render_path,
 )
+
+
+class Each:
+    """The current element of a for_each: its value and, when it came from a step's result, the
+    concrete reference it stands for (e.g. '$s1.items[3]'), so `$each.x` is traced as '$s1.items[3].x'."""
+
+    def __init__(self, value: Any, source: str | None = None):
+        self.value, self.source = value, source
+
+    def bind(self, ref: Ref) -> Ref:
+        """`$each.x` -> the concrete reference, when the element has one."""
+        if ref.step != EACH or self.source is None:
+            return ref
+        return parse_ref(self.source + render_path(ref.path))
 
 
 class StepView:
@@ -34,6 +50,9 @@ class StepView:
     total_count: int | None
     picked: dict[str, Any] | None
     picked_index: int | None
+    picked_by_name: dict[str, dict[str, Any] | None]  # named picks (Step.picks); optional
+    picked_index_by_name: dict[str, int | None]
+    expansions: list[str]  # ids of a for_each / paged step's calls; optional
     args: dict[str, Any]
     ok: bool
     result_code: str
@@ -42,10 +61,11 @@ class StepView:
 class Resolver:
     """Evaluates expressions; `steps` maps step id -> an object shaped like StepView."""
 
-    def __init__(self, steps: Mapping[str, Any], clock: Any = None, where: str = ""):
+    def __init__(self, steps: Mapping[str, Any], clock: Any = None, where: str = "", each: Each | None = None):
         self.steps = steps
         self.clock = clock
         self.where = where  # prefix for error messages, e.g. "task kopa-test-001 step s3"
+        self.each = each  # the current element inside a for_each step's args
 
     # -- public ---------------------------------------------------------------------------------
     def value(self, expr: Any, uses: list[Use] | None = None, sources: list[Source] | None = None) -> Any:
@@ -56,7 +76,7 @@ class Resolver:
             if expr.startswith("$$"):
                 return expr[1:]  # escaped literal dollar
             if is_ref(expr):
-                ref = parse_ref(expr)
+                ref = self._bind(parse_ref(expr))
                 val = self.path(ref, sources)
                 uses.append(Use(ref, val))
                 return val
@@ -74,6 +94,12 @@ class Resolver:
     def path(self, ref: Ref, sources: list[Source] | None = None) -> Any:
         """The value at `ref` (no transform)."""
         sources = sources if sources is not None else []
+        if ref.step == EACH:
+            if self.each is None:
+                raise RefError(f"{self._at()}{ref.raw}: $each is defined only in the args of a for_each step")
+            ref = self._bind(ref)
+            if ref.step == EACH:  # an element of a written list: its value, no source
+                return self._descend(self.each.value, ref.path, ref)
         run = self.steps.get(ref.step)
         if run is None:
             raise RefError(f"{self._at()}{ref.raw}: step {ref.step!r} has not run (known: {sorted(self.steps)})")
@@ -92,6 +118,10 @@ class Resolver:
             return {"ok": run.ok, "result_code": run.result_code, "ran": True}[root]
         if root == "args":
             return self._descend(run.args, rest, ref)
+        if root == "picks":
+            return self._named_pick(run, rest, ref, sources)
+        if root == "runs":
+            return self._expansion(run, rest, ref, sources)
         if root == "picked":
             if run.picked is None:
                 raise RefError(f"{self._at()}{ref.raw}: step {ref.step!r} picked no record (no pick, or no record passed it; {len(run.records)} records)")
@@ -102,6 +132,26 @@ class Resolver:
     # -- internals ------------------------------------------------------------------------------
     def _at(self) -> str:
         return f"{self.where}: " if self.where else ""
+
+    def _bind(self, ref: Ref) -> Ref:
+        return self.each.bind(ref) if self.each is not None else ref
+
+    def _named_pick(self, run: Any, rest: tuple, ref: Ref, sources: list[Source]) -> Any:
+        named = getattr(run, "picked_by_name", None) or {}
+        if not rest or rest[0] not in named:
+            raise RefError(f"{self._at()}{ref.raw}: step {ref.step!r} has no pick named {rest[0] if rest else None!r} "
+                           f"(its picks: {sorted(named) or 'none'}); write $%s.picks.<name>.<field>" % ref.step)
+        record = named[rest[0]]
+        if record is None:
+            raise RefError(f"{self._at()}{ref.raw}: pick {rest[0]!r} of step {ref.step!r} matched no record ({len(run.records)} records)")
+        sources.append(Source(ref.step, run.picked_index_by_name[rest[0]]))
+        return self._descend(record, rest[1:], ref)
+
+    def _expansion(self, run: Any, rest: tuple, ref: Ref, sources: list[Source]) -> Any:
+        ids = getattr(run, "expansions", None) or []
+        if not rest or not isinstance(rest[0], int) or not -len(ids) <= rest[0] < len(ids):
+            raise RefError(f"{self._at()}{ref.raw}: step {ref.step!r} ran as {len(ids)} calls; write runs[k] with 0 <= k < {len(ids)}")
+        return self.path(Ref(ids[rest[0]], tuple(rest[1:]), ref.raw), sources)
 
     def _items(self, run: Any, rest: tuple, ref: Ref, sources: list[Source]) -> Any:
         records = run.records
@@ -142,7 +192,7 @@ class Resolver:
 
     def _template(self, text: str, uses: list[Use], sources: list[Source]) -> str:
         def sub(m: Any) -> str:
-            ref = parse_ref(m.group(1))
+            ref = self._bind(parse_ref(m.group(1)))
             val = self.path(ref, sources)
             uses.append(Use(ref, val, template=True))
             return "" if val is None else str(val)
@@ -153,7 +203,7 @@ class Resolver:
         name = expr.get("transform")
         targs = self.value(expr.get("args", {}), uses, sources)
         if "$ref" in expr:
-            ref = parse_ref(expr["$ref"])
+            ref = self._bind(parse_ref(expr["$ref"]))
             raw = self.path(ref, sources)
         elif "$clock" in expr:
             ref, raw = None, clock_value(expr["$clock"], self.clock)

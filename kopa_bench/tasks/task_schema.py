@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kopa_bench.tasks.refs import RefError, iter_refs
+from kopa_bench.tasks.refs import EACH, WILD, RefError, is_ref, iter_refs, parse_ref
 
 MIN_TOOLS_OFFERED = 5
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 
 class TaskDomain(str, Enum):
@@ -86,6 +87,51 @@ class Pick(_Strict):
         return self
 
 
+class ForEach(_Strict):
+    """Run the step once for every element of a list from an earlier step ("the detail of every
+    search hit"); the step's arguments read the current element as `$each` / `$each.<field>`.
+
+    Expanded when the gold program runs: one gold call per element, `<step>[0]`, `<step>[1]`, ...
+    Later references to the step see all expansions' records concatenated (`$s2.items[*].x`),
+    or one expansion's result as `$s2.runs[k]...`."""
+
+    of: Any = Field(description="the list: '$s1.items' (records), '$s1.items[*].BILL_ID' (values) or a list of references/literals")
+    where: dict[str, Any] = Field(default_factory=dict, description="keep only record elements whose fields equal these values (as in pick.where)")
+    limit: int | None = Field(default=None, ge=1, description="take only the first `limit` elements (the request asks for 'the first three')")
+    max: int = Field(default=20, ge=1, le=100, description="bound: more elements than this is an error (raise it, or narrow `of` / set `limit`)")
+
+
+class Pages(_Strict):
+    """Fetch every page of a paged operation: picks and references of the step see all pages
+    ("the nearest of 2,122 bike stations over 3 pages"). Each page is a gold call (`<step>[0]`,
+    `<step>[1]`, ...); an agent's call covers a page when it received all of that page's records.
+
+    Two styles: a page number and size (`page`="pageNo", `size`="numOfRows"), or a row range
+    (`start`="START_INDEX", `end`="END_INDEX"). The step's args give the first page and the size.
+    Pages are fetched until one comes back short (fewer rows than the size) or the total count
+    is reached."""
+
+    page: str | None = Field(default=None, description="page-number parameter, e.g. 'pageNo' or 'pIndex' (first page = its value in args, else 1)")
+    size: str | None = Field(default=None, description="page-size parameter, e.g. 'numOfRows' or 'pSize'; its value in args is the page size")
+    start: str | None = Field(default=None, description="first-row parameter of a row-range API, e.g. 'START_INDEX'")
+    end: str | None = Field(default=None, description="last-row parameter of a row-range API, e.g. 'END_INDEX'")
+    max_pages: int = Field(default=10, ge=2, le=50, description="bound: needing more pages than this is an error")
+
+    @model_validator(mode="after")
+    def _one_style(self) -> "Pages":
+        number, rows = (self.page, self.size), (self.start, self.end)
+        if all(number) and not any(rows) or all(rows) and not any(number):
+            return self
+        raise ValueError(f"pages needs either page+size (e.g. page='pageNo', size='numOfRows') or start+end "
+                         f"(e.g. start='START_INDEX', end='END_INDEX'), got page={self.page!r} size={self.size!r} "
+                         f"start={self.start!r} end={self.end!r}")
+
+    @property
+    def params(self) -> list[str]:
+        """The arguments that change from page to page (never compared when matching calls)."""
+        return [p for p in (self.page, self.size, self.start, self.end) if p]
+
+
 class Condition(_Strict):
     """Guards a step: it runs only when `ref <op> value` holds (conditional shape)."""
 
@@ -102,9 +148,38 @@ class Step(_Strict):
     args: dict[str, Any] = Field(default_factory=dict, description="argument -> literal, '$ref', '{$ref}' template, {'$ref','transform','args'} or {'$clock'}")
     group: int = Field(default=0, description="steps sharing a group are independent and may run in parallel; groups never decrease along the program")
     pick: Pick | None = Field(default=None, description="selector that sets `picked` for later references")
+    picks: dict[str, Pick] = Field(default_factory=dict, description="named selectors: several records read from one call, referenced as `$sN.picks.<name>.<field>`")
+    for_each: ForEach | None = Field(default=None, description="run this step once per element of an earlier result (expanded at gold execution)")
+    pages: Pages | None = Field(default=None, description="fetch every page of this paged call; picks and references see all pages")
     condition: Condition | None = Field(default=None, description="the step runs only if this holds; otherwise it is skipped")
     match_ignore: list[str] = Field(default_factory=list, description="arguments not compared when matching agent calls (presentation or free-choice arguments)")
     note: str = Field(default="", description="what the step is for (documentation only)")
+
+    @model_validator(mode="after")
+    def _check_constructs(self) -> "Step":
+        import re
+
+        if self.id == EACH:
+            raise ValueError(f"step id {EACH!r} is reserved for the current element of a for_each; rename the step")
+        bad = [n for n in self.picks if not re.match(NAME_PATTERN, n)]
+        if bad:
+            raise ValueError(f"step {self.id!r} picks: names {bad} are not identifiers; use letters, digits and _ (e.g. 't1h')")
+        if self.for_each is not None:
+            _check_each_of(self.id, self.for_each.of)
+        if self.for_each is not None and self.pages is not None:
+            raise ValueError(f"step {self.id!r} sets both for_each and pages; a step is either run per element or paged")
+        if self.pages is not None:
+            for p in (self.pages.size, self.pages.start, self.pages.end):
+                if p is not None and not isinstance(self.args.get(p), int):
+                    raise ValueError(f"step {self.id!r} pages: args.{p} must be a literal integer (the page window), got {self.args.get(p)!r}")
+            if self.pages.start and self.args[self.pages.end] < self.args[self.pages.start]:
+                raise ValueError(f"step {self.id!r} pages: args.{self.pages.end} < args.{self.pages.start}")
+        return self
+
+    @property
+    def expands(self) -> bool:
+        """The step runs as several gold calls (for_each or pages)."""
+        return self.for_each is not None or self.pages is not None
 
 
 class Fact(_Strict):
@@ -141,6 +216,7 @@ class Task(_Strict):
     @model_validator(mode="after")
     def _check_program(self) -> "Task":
         seen: dict[str, int] = {}  # step id -> group
+        steps: dict[str, Step] = {}
         last_group = None
         for step in self.program:
             if step.id in seen:
@@ -153,7 +229,12 @@ class Task(_Strict):
                         raise ValueError(f"step {step.id!r} {where} references {src!r}, which is not an earlier step")
                     if seen[src] == step.group:
                         raise ValueError(f"step {step.id!r} {where} references {src!r} in the same group {step.group}; move it to a later group")
+                _check_refs(expr, f"step {step.id!r} {where}", steps, each_ok=where == "args" and step.for_each is not None,
+                            runs_ok=where != "args")
+            if step.for_each is not None and not any(r.step == EACH for _, e in _step_exprs(step) for r in iter_refs(e)):
+                raise ValueError(f"step {step.id!r} has a for_each but its args never read $each; every expansion would be the same call")
             seen[step.id] = step.group
+            steps[step.id] = step
             last_group = step.group
         missing = [t for t in dict.fromkeys(s.tool for s in self.program) if t not in self.tools]
         if missing:
@@ -167,6 +248,7 @@ class Task(_Strict):
             for src in _sources(fact.value, f"fact {fact.id!r}"):
                 if src not in seen:
                     raise ValueError(f"fact {fact.id!r} references {src!r}, which is not a step of the program")
+            _check_refs(fact.value, f"fact {fact.id!r}", steps, each_ok=False, runs_ok=True)
         return self
 
     @property
@@ -184,7 +266,8 @@ class Task(_Strict):
 
     @property
     def n_calls(self) -> int:
-        """Number of gold steps (both branches of a conditional count)."""
+        """Number of gold steps (both branches of a conditional count; a for_each or paged step
+        counts once, its number of calls being known only when it runs)."""
         return len(self.program)
 
     @property
@@ -192,28 +275,82 @@ class Task(_Strict):
         return bool(self.parallel_groups)
 
     def step(self, step_id: str) -> Step:
+        """The step by id; an expansion's id (`s2[3]`, a for_each element or a page) gives its step."""
+        step_id = step_id.split("[", 1)[0]
         for s in self.program:
             if s.id == step_id:
                 return s
         raise KeyError(f"task {self.id} has no step {step_id!r}; steps are {[s.id for s in self.program]}")
 
 
+def _pick_exprs(label: str, pick: Pick):
+    yield f"{label}.where", pick.where
+    yield f"{label}.contains", pick.contains
+    if pick.near is not None:
+        yield f"{label}.near", [pick.near.lat, pick.near.lon]
+
+
 def _step_exprs(step: Step):
     yield "args", step.args
     if step.pick is not None:
-        yield "pick.where", step.pick.where
-        yield "pick.contains", step.pick.contains
-        if step.pick.near is not None:
-            yield "pick.near", [step.pick.near.lat, step.pick.near.lon]
+        yield from _pick_exprs("pick", step.pick)
+    for name, pick in step.picks.items():
+        yield from _pick_exprs(f"picks.{name}", pick)
+    if step.for_each is not None:
+        yield "for_each.of", step.for_each.of
+        yield "for_each.where", step.for_each.where
     if step.condition is not None:
         yield "condition", [step.condition.ref, step.condition.value]
 
 
 def _sources(expr: Any, where: str) -> set[str]:
     try:
-        return {ref.step for ref in iter_refs(expr)}
+        return {ref.step for ref in iter_refs(expr) if ref.step != EACH}
     except RefError as exc:
         raise ValueError(f"{where}: {exc}") from exc
+
+
+def _check_each_of(step_id: str, of: Any) -> None:
+    """`for_each.of` must name a list: all records, one field of all records, or a written list."""
+    if isinstance(of, list):
+        return
+    hint = "write '$s1.items' (every record), '$s1.items[*].FIELD' (a field of every record) or a list of references"
+    if not is_ref(of):
+        raise ValueError(f"step {step_id!r} for_each.of is {of!r}, not a list; {hint}")
+    try:
+        ref = parse_ref(of)
+    except RefError as exc:
+        raise ValueError(f"step {step_id!r} for_each.of: {exc}") from exc
+    if ref.step == EACH or not (ref.path in ((), ("items",)) or ref.path[:2] == ("items", WILD)):
+        raise ValueError(f"step {step_id!r} for_each.of is {of!r}, which is one value, not a list; {hint}")
+
+
+def _check_refs(expr: Any, where: str, steps: dict[str, Step], *, each_ok: bool, runs_ok: bool) -> None:
+    """References that name a pick, an expansion or the current element must make sense here."""
+    for ref in iter_refs(expr):
+        if ref.step == EACH:
+            if not each_ok:
+                raise ValueError(f"{where} reads {ref.raw!r}, but $each exists only in the args of a step with a for_each; "
+                                 f"add a for_each to the step or reference a step id")
+            continue
+        step = steps.get(ref.step)
+        if step is None or not ref.path:
+            continue
+        if ref.path[0] == "picks":
+            name = ref.path[1] if len(ref.path) > 1 else None
+            if name not in step.picks:
+                have = sorted(step.picks) or "none"
+                raise ValueError(f"{where} reads {ref.raw!r}, but step {ref.step!r} has no pick named {name!r} (its picks: {have}); "
+                                 f"add it to {ref.step}.picks or fix the name")
+        elif ref.path[0] == "runs":
+            if not step.expands:
+                raise ValueError(f"{where} reads {ref.raw!r}, but step {ref.step!r} has neither for_each nor pages; "
+                                 f"use $%s.items... for a single call" % ref.step)
+            if not runs_ok:
+                raise ValueError(f"{where} reads {ref.raw!r}: an argument may not read one expansion (runs[k]), its data flow "
+                                 f"could not be traced; read the whole step ($%s.items[...]) or a pick of it" % ref.step)
+            if len(ref.path) < 2 or not isinstance(ref.path[1], int):
+                raise ValueError(f"{where} reads {ref.raw!r}; write $%s.runs[k]... with k the expansion's index" % ref.step)
 
 
 class TaskFileError(ValueError):

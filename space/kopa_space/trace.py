@@ -158,6 +158,8 @@ def compare_rows(task, gold, episode, score) -> list[list[str]]:
     rows: list[list[str]] = []
     used: set[int] = set()
     for run in gold.steps:
+        if run.aggregate:  # a for_each / paged step: its expansions have the rows
+            continue
         gold_txt = "(skipped)" if run.skipped else f"{run.tool}({_short(run.args)})"
         ci = score.matched.get(run.step_id)
         if ci is not None and ci < len(episode.calls):
