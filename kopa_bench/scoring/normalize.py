@@ -110,7 +110,8 @@ def _alias(m: re.Match) -> str:
 
 
 # the middle dots and dashes a writer picks among (기술ㆍ가정 / 기술·가정), one of each
-_PUNCT = str.maketrans({"ㆍ": "·", "‧": "·", "・": "·", "•": "·", "∙": "·",
+# (NFKC turns ㆍ into the jamo U+119E)
+_PUNCT = str.maketrans({"ㆍ": "·", "\u119e": "·", "‧": "·", "・": "·", "•": "·", "∙": "·",
                         "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-", "～": "~"})
 
 
@@ -157,13 +158,18 @@ _NUMBER_BEFORE = re.compile(r"(\d+)[.)]?$")
 
 
 def _text_positions(value: Any, hay: str, start: int = 0) -> Iterable[int]:
-    """Where a form of `value` occurs in `hay` (canonical answer text), from `start`. A form that
-    dropped a number prefix does not count right after another number ("3944. 염곡동 ...")."""
+    """Where a form of `value` occurs in `hay` (canonical answer text), from `start`. A number at
+    either end of a form is a whole number there ("7. 망원역" is not in "17. 망원역", "39" not in
+    "139"), and a form that dropped a number prefix does not count right after another number
+    ("3944. 염곡동 ...")."""
     for form, prefix in text_forms(str(value)):
+        digit_start, digit_end = form[0].isdigit(), form[-1].isdigit()
         i = hay.find(form, start)
         while i >= 0:
-            before = _NUMBER_BEFORE.search(hay, max(0, i - 12), i) if prefix else None
-            if before is None or before.group(1) == prefix:
+            j = i + len(form)
+            whole = not (digit_start and i > 0 and hay[i - 1].isdigit()) and not (digit_end and j < len(hay) and hay[j].isdigit())
+            before = _NUMBER_BEFORE.search(hay, max(0, i - 12), i) if prefix and whole else None
+            if whole and (before is None or before.group(1) == prefix):
                 yield i
             i = hay.find(form, i + 1)
 

@@ -13,7 +13,7 @@ from enum import Enum
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from kopa_bench.tasks.refs import RefError, iter_refs
 
@@ -141,6 +141,18 @@ class Fact(_Strict):
         if self.split is not None and not self.split:
             raise ValueError(f"fact {self.id!r}: split is empty; give the separator, e.g. '<br/>'")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_unused_list_options(self, handler: Any) -> Any:
+        # other facts serialise as before the list options existed (task hashes, dataset rows, run folders)
+        data = handler(self)
+        if self.kind != "list" and isinstance(data, dict):
+            for name in _LIST_OPTIONS:
+                data.pop(name, None)
+        return data
+
+
+_LIST_OPTIONS = ("item_kind", "need", "ordered", "split")
 
 
 class Task(_Strict):
