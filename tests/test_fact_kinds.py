@@ -84,3 +84,32 @@ def test_catalog_code_tables():
         assert grades and all(f.code_table()["4"][0] == "매우나쁨" for f in grades)
     fcst = next(f for f in cat.get("kma_getUltraSrtNcst").op.fields if f.name == "obsrValue")
     assert fcst.code_table({"category": "SKY"})["4"][0] == "흐림" and fcst.code_table({"category": "T1H"}) == {}
+
+
+def test_list_aliases_name_the_list_not_an_item():
+    from kopa_bench.scoring.normalize import fact_in_text
+
+    fact = {"kind": "list", "value": ["현미밥", "돼지불고기"], "aliases": ["오늘 메뉴"]}
+    assert not fact_in_text(fact, "오늘 메뉴는 현미밥이에요")
+
+
+@pytest.mark.parametrize("spec,message", [({"codes": {"1": []}}, "needs a label"),
+                                          ({"codes_by": "category", "codes": {"PTY": "비"}}, "maps each category value")])
+def test_catalog_codes_are_checked(spec, message):
+    from kopa_bench.catalog.models import ItemField
+
+    with pytest.raises(ValidationError, match=message):
+        ItemField(name="x", **spec)
+
+
+def test_check_data_flags_a_code_outside_the_field_codes():
+    import asyncio
+
+    from kopa_bench.tasks.check import gold_problems
+
+    task = _task([{"id": "f1", "description": "등급", "value": "$s1.items[0].pm10Value", "kind": "code"},
+                  {"id": "f2", "description": "등급", "value": "$s1.items[0].pm10Grade", "kind": "code"}], AIR)
+    world = [{"tool": "airkorea_getMsrstnAcctoRltmMesureDnsty", "records": [{"pm10Grade": "9", "pm10Value": "88"}]}]
+    problems = asyncio.run(gold_problems([task], FakeClient(world), get_catalog()))
+    assert [p.message.split(":")[0] for p in problems] == ["fact f2 (등급)"]
+    assert "none of its field's codes ['1', '2', '3', '4']" in problems[0].message

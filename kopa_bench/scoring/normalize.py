@@ -283,7 +283,9 @@ def items_stated(fact: Any, text: str) -> list[Any]:
     if not text:
         return []
     if not _get(fact, "ordered", False):
-        return [item for item in items if _one_stated(kind, item, fact, text)]
+        # each item on its own: the list's aliases name the list, not any one item
+        each = {"tolerance": _get(fact, "tolerance"), "unit": _get(fact, "unit"), "codes": _get(fact, "codes")}
+        return [item for item in items if _one_stated(kind, item, each, text)]
     hay = canon(text) if kind == "text" else text
     out, pos = [], 0
     for item in items:

@@ -1,5 +1,10 @@
 """Evaluate a task's answer spec (Facts) on a GoldRun.
 
+A list fact's value becomes its items (a list reference, or one string cut at `split`); a text
+fact whose value is a list becomes a list fact needing every item. A code or text fact read
+directly from a catalog field with `codes` carries that field's code -> labels table, so an
+answer may name the code by its label (AirKorea grade 2 -> 보통).
+
 A fact value is a reference ("$s1.picked.stationName"), a transform dict, a literal, or a
 compute spec: {"compute": op, ...} with op in
   count (of, where?) | sum | mean | max | min (of, skip_values?) | diff | ratio (a, b, abs?)
@@ -199,7 +204,7 @@ def compute_answer(task: Task, gold: GoldRun, clock: Any = None) -> list[Resolve
                 tolerance=fact.tolerance, unit=fact.unit, aliases=fact.aliases, context=fact.context,
                 direct=is_ref(fact.value),
                 sources=[FactSource(step=s.step, index=s.index, field=s.field) for s in uniq.values()],
-                codes=_code_table(fact, gold, list(uniq.values())) if kind in ("code", "text", "number") else {},
+                codes=_code_table(fact, gold, list(uniq.values())) if kind in ("code", "text") else {},
                 **options,
             )
         )
