@@ -185,6 +185,8 @@ def test_list_facts_in_records():
 
 
 @pytest.mark.parametrize("value,text,ok", [("39", "값은 39㎍/㎥", True), ("39", "값은 139㎍/㎥", False), ("39", "3.9", False),
-                                           ("5", "마지막은 5교시", True), ("5", "15교시", False)])
+                                           ("5", "마지막은 5교시", True), ("5", "15교시", False),
+                                           ("39", "39.5㎍/㎥", False), ("39", "1.39", False), ("39", "39, 40", True),
+                                           ("783.1 Kcal", "783.1kcal", True), ("783.1 Kcal", "1783.1 kcal", False)])
 def test_numbers_in_text_facts_are_whole(value, text, ok):
     assert fact_in_text({"kind": "text", "value": value}, text) is ok

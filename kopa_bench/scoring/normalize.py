@@ -167,11 +167,22 @@ def _text_positions(value: Any, hay: str, start: int = 0) -> Iterable[int]:
         i = hay.find(form, start)
         while i >= 0:
             j = i + len(form)
-            whole = not (digit_start and i > 0 and hay[i - 1].isdigit()) and not (digit_end and j < len(hay) and hay[j].isdigit())
+            whole = not (digit_start and _digit_before(hay, i)) and not (digit_end and _digit_after(hay, j))
             before = _NUMBER_BEFORE.search(hay, max(0, i - 12), i) if prefix and whole else None
             if whole and (before is None or before.group(1) == prefix):
                 yield i
             i = hay.find(form, i + 1)
+
+
+def _digit_before(hay: str, i: int) -> bool:
+    """A digit, or a decimal point after one, right before position i (39 is not in 1.39)."""
+    return i > 0 and (hay[i - 1].isdigit() or (hay[i - 1] == "." and i > 1 and hay[i - 2].isdigit()))
+
+
+def _digit_after(hay: str, j: int) -> bool:
+    """A digit, or a decimal point before one, at position j (39 is not in 39.5; commas are
+    left alone: with spaces gone, "39, 40" reads 39,40)."""
+    return j < len(hay) and (hay[j].isdigit() or (hay[j] == "." and j + 1 < len(hay) and hay[j + 1].isdigit()))
 
 
 def _text_at(value: Any, aliases: Iterable[str], hay: str, start: int = 0) -> int | None:
