@@ -87,6 +87,10 @@ PTY = {"0": ["없음", "강수없음"], "1": ["비", "rain"], "2": ["비/눈", "
     ({"kind": "bool", "value": True, "context": "snow"}, "Yes, it will snow now.", True),
     ({"kind": "bool", "value": False, "context": "snow"}, "It will not snow now.", True),
     ({"kind": "bool", "value": True, "context": "snow"}, "It won't snow tonight.", False),
+    ({"kind": "bool", "value": True, "context": "holiday"}, "It's a public holiday.", True),
+    ({"kind": "bool", "value": True, "context": "1,400"}, "The rate exceeded 1,400 won.", True),
+    ({"kind": "bool", "value": False, "context": "1,400"}, "The rate hasn't exceeded 1,400 won.", True),
+    ({"kind": "bool", "value": True, "context": "1,400"}, "The rate hasn't exceeded 1,400 won.", False),
     ({"kind": "bool", "value": True, "context": "공휴일"}, "그날은 공휴일이라 안내드려요.", True),
     # code -> label from the catalog's field codes
     ({"kind": "code", "value": "2", "codes": GRADES}, "미세먼지는 보통이에요", True),

@@ -26,7 +26,8 @@ _HANGUL = "가-힣"
 _NEG_KO = re.compile(rf"않|아니|아닌|아닙|아녜|없|(?<![{_HANGUL}])못(?=\s|하|했|합|해)|(?<![{_HANGUL}])안\s")
 _NEG_EN = re.compile(r"\b(?:no|not|never|none|false|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|hasn't|haven't|cannot|can't|n't)\b", re.I)
 _YES_KO = re.compile(rf"(?<![{_HANGUL}])(?:예|네|응|맞아요|맞습니다|맞아|그렇습니다|그래요)(?![{_HANGUL}])")
-_YES_EN = re.compile(r"\b(?:yes|true|correct|is|are|was|were|does|did|do|has|have|will|exceeds?|exceeded)\b", re.I)
+# an English statement: yes/true, a finite be/do/have/will (it's, there's), or a past tense (rose, exceeded)
+_YES_EN = re.compile(r"\b(?:yes|true|correct|is|are|was|were|does|did|do|has|have|will|exceeds?|rose|fell|went|[a-z]+ed)\b|\w's\b", re.I)
 # a Korean clause that ends as a statement: -다, -요, -음/-함/-임 (notes), -죠, casual -어/-아/-야/-지/-네
 _STATEMENT_KO = re.compile(r"[다요음함임죠야지네]\W*$|[었았였했됐겠]어\W*$")
 
