@@ -180,3 +180,36 @@ def test_needless_calls_counts_a_call_covering_several_pages_once(monkeypatch) -
                      efficiency=0.75, n_calls=3, n_gold_calls=4, matched={"s1[0]": 0, "s1[1]": 0, "s1[2]": 0, "s2": 1})
     monkeypatch.setattr(rewards, "score_completions", lambda completions, **kw: [s])
     assert REWARDS["needless_calls"]([[]]) == [pytest.approx(-0.25)]
+
+
+def _with_answer(row, suffix, answer):
+    """The smoke row with another answer spec (and its own id, so its gold facts are its own)."""
+    return {**row, "id": f"{row['id']}-{suffix}", "answer": json.dumps(answer, ensure_ascii=False)}
+
+
+def test_rewards_read_answers_with_the_scorers_answer_rules(factories, hyehwa):
+    """Code labels from the catalog, natural yes/no and its negation, units: the rewards see what the
+    scorer sees (issue 21), and a wrong label or a negated yes scores lower."""
+    from kopa_bench.catalog import get_catalog
+
+    row, _, near, meas = hyehwa
+    grade = str(meas[0]["pm10Grade"]).strip()
+    field = next(f for f in get_catalog().get("airkorea_getMsrstnAcctoRltmMesureDnsty").op.fields if f.name == "pm10Grade")
+    label = field.code_table()[grade][0]
+    wrong = next(lbs[0] for code, lbs in field.code_table().items() if code != grade)
+    over = float(meas[0]["pm10Value"]) > 30
+    spec = json.loads(row["answer"]) + [
+        {"id": "f3", "description": "PM10 등급", "value": "$s3.items[0].pm10Grade", "kind": "code"},
+        {"id": "f4", "description": "30 초과 여부", "kind": "bool", "context": "30",
+         "value": {"compute": "test", "of": "$s3.items[0].pm10Value", "op": ">", "value": 30}}]
+    graded = _with_answer(row, "grade", spec)
+    yes, no = ("30㎍/㎥를 넘었습니다", "30㎍/㎥를 넘지 않았습니다") if over else ("30㎍/㎥를 넘지 않았습니다", "30㎍/㎥를 넘었습니다")
+    head = f"가장 가까운 측정소는 {near[0]['stationName']}이고, 현재 PM10은 {meas[0]['pm10Value']}㎍/㎥로 "
+    scores = {}
+    for name, text in (("right", f"{head}등급은 {label}이에요. {yes}."), ("wrong_label", f"{head}등급은 {wrong}이에요. {yes}."),
+                       ("negated", f"{head}등급은 {label}이에요. {no}.")):
+        completion, env = _right(factories, hyehwa, answer=text)
+        scores[name] = (score("success", [graded], [completion], [env])[0], score("response", [graded], [completion], [env])[0])
+    assert scores["right"] == (1.0, pytest.approx(1.0))
+    assert scores["wrong_label"] == (0.0, pytest.approx(0.75))
+    assert scores["negated"] == (0.0, pytest.approx(0.75))

@@ -87,6 +87,34 @@ class ItemField(BaseModel):
     type: str = "string"
     desc_ko: str = ""
     desc_en: str = ""
+    codes: dict[str, Any] = Field(default_factory=dict, description=(
+        "code -> label(s) a reader uses for it (AirKorea grade '2' -> 보통); with `codes_by`, "
+        "value of that field -> such a table (KMA fcstValue by category)"))
+    codes_by: str | None = Field(None, description="field of the same record that selects the code table in `codes`")
+
+    @model_validator(mode="after")
+    def _codes_shape(self) -> "ItemField":
+        tables = self.codes.values() if self.codes_by else [self.codes]
+        for table in tables:
+            if not isinstance(table, dict):
+                raise ValueError(f"field {self.name}: with codes_by={self.codes_by!r}, codes maps each "
+                                 f"{self.codes_by} value to a table of code -> label; got {table!r}")
+            for code, labels in table.items():
+                if not labels or not all(isinstance(x, str) and x.strip() for x in _as_list(labels)):
+                    raise ValueError(f"field {self.name}: code {code!r} needs a label or a list of labels, got {labels!r}")
+        return self
+
+    def code_table(self, record: dict[str, Any] | None = None) -> dict[str, list[str]]:
+        """code -> labels for this field (of `record`, when the table depends on another field);
+        empty when the field has no codes."""
+        table = self.codes
+        if self.codes_by:
+            table = self.codes.get(str((record or {}).get(self.codes_by, "")).strip(), {})
+        return {str(code): _as_list(labels) for code, labels in table.items()}
+
+
+def _as_list(labels: Any) -> list[str]:
+    return list(labels) if isinstance(labels, (list, tuple)) else [labels]
 
 
 class Operation(BaseModel):

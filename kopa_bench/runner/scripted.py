@@ -35,10 +35,14 @@ def format_fact(f: ResolvedFact) -> str:
     if f.kind == "bool":
         yes = f.value if isinstance(f.value, bool) else str(f.value).strip().lower() in ("true", "y", "1")
         return f"- {f.context or f.description}: {'예' if yes else '아니오'}"
-    value = f.value
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"- {f.description}: {value}{' ' + f.unit if f.unit and f.kind == 'number' else ''}"
+    if f.kind == "list":  # as a person lists them: "현미밥, 돼지불고기, 배추김치"
+        unit = f" {f.unit}" if f.unit and f.item_kind == "number" else ""
+        return f"- {f.description}: " + ", ".join(f"{_plain(v)}{unit}" for v in f.value)
+    return f"- {f.description}: {_plain(f.value)}{' ' + f.unit if f.unit and f.kind == 'number' else ''}"
+
+
+def _plain(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def answer_text(facts: Iterable[ResolvedFact], head: str = "도구로 조회한 결과를 정리했습니다.") -> str:

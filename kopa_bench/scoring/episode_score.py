@@ -1,6 +1,6 @@
 """Score one Episode against a task's GoldRun on every axis, with a short diagnosis.
 
-RESPONSE  each fact stated in the final answer (after normalisation)
+RESPONSE  each fact stated in the final answer (after normalisation; a list fact: `need` of its items)
 GROUNDED  each stated fact was in a result the agent itself received (guesses do not count)
 success   every fact stated AND grounded
 ACTION    precision / recall of gold calls matched by agent calls (see matching.py)
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
-from kopa_bench.scoring.normalize import RecordValues, fact_in_text
+from kopa_bench.scoring.normalize import RecordValues, fact_in_text, items_stated
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.picks import apply_pick
@@ -345,6 +345,21 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
     return EdgeScore(**base, satisfied=False, detail=why)
 
 
+def _list_fact(f: ResolvedFact, answer: str, recv: _Received, gold: GoldRun) -> tuple[bool, bool, str]:
+    """(stated, grounded, what is missing) of a list fact: at least `needed` items stated; the
+    stated items grounded in what the agent received (each item itself for a direct fact)."""
+    said = items_stated(f, answer)
+    stated = bool(f.value) and len(said) >= f.needed
+    if f.direct:
+        grounded = sum(recv.values.contains({"kind": f.item_kind, "value": v, "tolerance": f.tolerance}) for v in said) >= f.needed
+    else:
+        grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
+    missing = [v for v in f.value if v not in said]
+    order = " in order" if f.ordered else ""
+    why = f"{len(said)} of {len(f.value)} items stated{order}, need {f.needed}; missing {missing[:5]!r}"
+    return stated, grounded, why
+
+
 def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[ResolvedFact] | None = None, *, visible_records: int | None = None) -> EpisodeScore:
     """Score `episode` on `task`. `visible_records` caps how many records per call count as seen."""
     if episode.task_id != task.id:
@@ -356,16 +371,21 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
 
     fact_scores = []
     for f in facts:
-        stated = fact_in_text(f, episode.final_answer)
-        if f.direct and f.kind != "bool":
-            # the count of a for_each / paged step is in no single result: the agent had to receive it all
-            grounded = recv.values.contains(f) or bool(f.sources) and all(
-                s.field is not None and gold.step(s.step).aggregate and recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
+        if f.kind == "list":
+            stated, grounded, why = _list_fact(f, episode.final_answer, recv, gold)
         else:
-            grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
+            stated = fact_in_text(f, episode.final_answer)
+            if f.direct and f.kind != "bool":
+                # the count of a for_each / paged step is in no single result: the agent had to receive it all
+                grounded = recv.values.contains(f) or bool(f.sources) and all(
+                    s.field is not None and gold.step(s.step).aggregate and recv.has_source(gold, s.step, s.index, s.field)
+                    for s in f.sources)
+            else:
+                grounded = all(recv.has_source(gold, s.step, s.index, s.field) for s in f.sources)
+            why = f"gold {f.value!r}{' ' + f.unit if f.unit else ''}"
         fact_scores.append(FactScore(id=f.id, value=f.value, stated=stated, grounded=stated and grounded))
         if not stated:
-            diag.append(f"{f.id} not stated (gold {f.value!r}{' ' + f.unit if f.unit else ''})")
+            diag.append(f"{f.id} not stated ({why})")
         elif not grounded:
             diag.append(f"{f.id} stated but never retrieved: {f.value!r} is in no result the agent received")
 

@@ -1,9 +1,14 @@
 """Answer normalisation: is a gold fact stated in a free-text Korean answer, or present in records?
 
-Numbers: commas, 만/억/조 units ("3억 2,000만원"), units (원, %, ㎍/㎥, 건 ...), decimals that
-round to the gold value, a fact tolerance, small Korean counts (세 건). Dates: 2026-11-30,
-2026.11.30, 20261130, 2026년 11월 30일, 11월 30일. Names: spaces, 역 suffix, parentheses and
-특별시/광역시/도 long forms. Bools: 예/네/맞아요 vs 아니오/아닙니다/없습니다, near a context word.
+One normaliser (`canon`: NFKC, one middle dot and dash, short 시도 names, no whitespace, lower
+case) is applied to the fact's text and to the answer alike; a text fact is stated when one of
+its forms occurs in the answer: the value itself (a NEIS dish with its allergen numbers
+"돼지불고기(10.13)"), without parentheses (돼지불고기), without a trailing 역, or without a
+number prefix ("3943. 염곡동 주민센터 앞" -> 염곡동 주민센터 앞, unless the answer gives another
+number). Numbers: see quantities.py (만/억/조, commas, units). Dates: 2026-11-30, 2026.11.30,
+20261130, 2026년 11월 30일, 11월 30일. Bools: see yesno.py. Codes: the code itself, or a label
+the catalog gives it (AirKorea grade 2 -> 보통). Lists: each item by its kind; all, any or k of
+n items, in any order unless the fact is ordered.
 """
 
 from __future__ import annotations
@@ -14,15 +19,10 @@ import unicodedata
 from bisect import bisect_left
 from functools import cached_property, lru_cache
 from typing import Any, Iterable
-from kopa_bench.transforms.regions import SIDO
 
-_BIG = {"조": 10**12, "억": 10**8, "천만": 10**7, "백만": 10**6, "십만": 10**5, "만": 10**4, "천": 10**3}
-_NUM_RE = re.compile(r"(?<![\d.])([-+]?\d[\d,]*(?:\.\d+)?)\s*(조|억|천만|백만|십만|만|천)?")
-_UNIT_SCALE = {"만원": 10**4, "천원": 10**3, "억원": 10**8, "백만원": 10**6}
-_SMALL = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "네": 4, "넷": 4, "다섯": 5,
-          "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
-_COUNTERS = "건개명곳표회번대석채"
-_SMALL_RE = re.compile(r"(하나|다섯|여섯|일곱|여덟|아홉|한|두|둘|세|셋|석|네|넷|열)\s*([" + _COUNTERS + "])")
+from kopa_bench.scoring.quantities import number_matches, number_stated, numbers_in  # noqa: F401 (public here)
+from kopa_bench.scoring.yesno import NO_WORDS, YES_WORDS, bool_stated, clauses, parse_bool, says_no  # noqa: F401
+from kopa_bench.transforms.regions import SIDO
 
 # long administrative names -> the short form people (and AirKorea's sidoName) use
 # (from the one 시도 table in kopa_bench.transforms; of the other names only the former 도
@@ -30,72 +30,6 @@ _SMALL_RE = re.compile(r"(하나|다섯|여섯|일곱|여덟|아홉|한|두|둘|
 SIDO_ALIASES = {full: short for _, full, short, _ in SIDO} | {
     o: short for _, _, short, others in SIDO for o in others if o.endswith("도")}
 _ALIAS_RE = re.compile("|".join(sorted(SIDO_ALIASES, key=len, reverse=True)))
-
-YES_WORDS = ("예", "네", "맞아", "맞습니다", "맞아요", "그렇습니다", "그래요", "입니다", "이에요", "예요", "이야",
-             "있습니다", "있어요", "yes", "true")
-NO_WORDS = ("아니오", "아니요", "아닙니다", "아니에요", "아니야", "아녜요", "아니고", "아닌", "없습니다", "없어요", "없음",
-            "않습니다", "않아요", "않음", "안 ", "no", "false")
-
-
-# ---- numbers --------------------------------------------------------------------------------
-def _float(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every number a reader would see in `text`: plain, with units, compounds like 3억 2천만."""
-    text = unicodedata.normalize("NFKC", text)
-    out: list[float] = []
-    run: list[tuple[float, int]] = []  # consecutive (value, unit) parts of one compound number
-    last_end = -1
-
-    def flush() -> None:
-        if len(run) > 1:
-            out.append(sum(v * u for v, u in run))
-
-    for m in _NUM_RE.finditer(text):
-        v = _float(m.group(1))
-        if v is None:
-            continue
-        unit = _BIG.get(m.group(2) or "", 1)
-        out.append(v)
-        if unit > 1:
-            out.append(v * unit)
-        gap = text[last_end:m.start()] if last_end >= 0 else "x"
-        if run and gap.strip() == "" and unit < run[-1][1]:
-            run.append((v, unit))  # "3억 2,000만" continues: smaller unit right after
-        else:
-            flush()
-            run = [(v, unit)] if unit > 1 else []
-        last_end = m.end()
-        if unit == 1:
-            flush()
-            run = []
-    flush()
-    for m in _SMALL_RE.finditer(text):
-        out.append(float(_SMALL[m.group(1)]))
-    return out
-
-
-def number_matches(candidate: float, gold: float, tolerance: float | None = None, unit: str | None = None) -> bool:
-    """`candidate` states `gold` if within tolerance, or equal after rounding to its shown decimals."""
-    scales = [1.0] + ([1.0 / _UNIT_SCALE[unit]] if unit in _UNIT_SCALE else [])
-    for s in scales:
-        c = candidate * s
-        if abs(c - gold) <= max(tolerance or 0.0, 1e-9 * max(1.0, abs(gold))):
-            return True
-        decimals = _decimals(c)
-        if decimals is not None and round(gold, decimals) == round(c, decimals) and decimals < _decimals(gold, 6):
-            return True
-    return False
-
-
-def _decimals(x: float, cap: int = 4) -> int | None:
-    text = f"{x:.{cap}f}".rstrip("0")
-    return len(text.split(".")[1]) if "." in text else 0
 
 
 # ---- dates ----------------------------------------------------------------------------------
@@ -149,7 +83,7 @@ def date_matches(gold: Any, text: str) -> bool:
     return (y, m, d) in found or (d is not None and (None, m, d) in found)
 
 
-# ---- names, codes, bools --------------------------------------------------------------------
+# ---- names and codes -------------------------------------------------------------------------
 def normalize_name(value: Any) -> str:
     """'서울특별시 시청역 (1호선)' -> '서울시청': NFKC, no parentheses, short sido, no spaces, no 역 suffix."""
     return _normalize_name(str(value))
@@ -175,10 +109,87 @@ def _alias(m: re.Match) -> str:
     return SIDO_ALIASES[m.group(0)]
 
 
+# the middle dots and dashes a writer picks among (기술ㆍ가정 / 기술·가정), one of each
+# (NFKC turns ㆍ into the jamo U+119E)
+_PUNCT = str.maketrans({"ㆍ": "·", "\u119e": "·", "‧": "·", "・": "·", "•": "·", "∙": "·",
+                        "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-", "～": "~"})
+
+
+@lru_cache(maxsize=65536)
+def canon(text: str) -> str:
+    """The one normaliser of answer and fact text: NFKC, one middle dot and dash, short 시도
+    names, no whitespace, lower case."""
+    s = unicodedata.normalize("NFKC", text).translate(_PUNCT)
+    if not s.isascii():  # every alias is Hangul
+        s = _ALIAS_RE.sub(_alias, s)
+    return "".join(s.split()).lower()
+
+
 def normalize_text(text: str) -> str:
-    s = unicodedata.normalize("NFKC", text)
-    s = _ALIAS_RE.sub(lambda m: SIDO_ALIASES[m.group(0)], s)
-    return re.sub(r"\s+", "", s).lower()
+    return canon(text)
+
+
+_PREFIX_RE = re.compile(r"^\s*(\d+)\s*[.)]\s*(?=\S)")
+
+
+@lru_cache(maxsize=65536)
+def text_forms(value: str) -> tuple[tuple[str, str | None], ...]:
+    """(form, number prefix it dropped or None) of a gold text, each through `canon`: the text,
+    without parentheses and a trailing 역, and without a number prefix ("3943. ")."""
+    forms: dict[str, str | None] = {}
+
+    def add(text: str, prefix: str | None) -> None:
+        full = canon(text)
+        bare = canon(_PARENS_RE.sub("", unicodedata.normalize("NFKC", text)))
+        if bare.endswith("역") and len(bare) > 2:
+            bare = bare[:-1]
+        for f in (full, bare):
+            if f and f not in forms:
+                forms[f] = prefix
+
+    add(value, None)
+    m = _PREFIX_RE.match(unicodedata.normalize("NFKC", value))
+    if m:
+        add(unicodedata.normalize("NFKC", value)[m.end():], m.group(1))
+    return tuple(forms.items())
+
+
+_NUMBER_BEFORE = re.compile(r"(\d+)[.)]?$")
+
+
+def _text_positions(value: Any, hay: str, start: int = 0) -> Iterable[int]:
+    """Where a form of `value` occurs in `hay` (canonical answer text), from `start`. A number at
+    either end of a form is a whole number there ("7. 망원역" is not in "17. 망원역", "39" not in
+    "139"), and a form that dropped a number prefix does not count right after another number
+    ("3944. 염곡동 ...")."""
+    for form, prefix in text_forms(str(value)):
+        digit_start, digit_end = form[0].isdigit(), form[-1].isdigit()
+        i = hay.find(form, start)
+        while i >= 0:
+            j = i + len(form)
+            whole = not (digit_start and _digit_before(hay, i)) and not (digit_end and _digit_after(hay, j))
+            before = _NUMBER_BEFORE.search(hay, max(0, i - 12), i) if prefix and whole else None
+            if whole and (before is None or before.group(1) == prefix):
+                yield i
+            i = hay.find(form, i + 1)
+
+
+def _digit_before(hay: str, i: int) -> bool:
+    """A digit, or a decimal point after one, right before position i (39 is not in 1.39)."""
+    return i > 0 and (hay[i - 1].isdigit() or (hay[i - 1] == "." and i > 1 and hay[i - 2].isdigit()))
+
+
+def _digit_after(hay: str, j: int) -> bool:
+    """A digit, or a decimal point before one, at position j (39 is not in 39.5; commas are
+    left alone: with spaces gone, "39, 40" reads 39,40)."""
+    return j < len(hay) and (hay[j].isdigit() or (hay[j] == "." and j + 1 < len(hay) and hay[j + 1].isdigit()))
+
+
+def _text_at(value: Any, aliases: Iterable[str], hay: str, start: int = 0) -> int | None:
+    """The first position from `start` where `value` (or an alias) is stated in `hay`, or None."""
+    hits = [next(iter(_text_positions(f, hay, start)), None) for f in (value, *aliases)]
+    hits = [h for h in hits if h is not None]
+    return min(hits) if hits else None
 
 
 def normalize_code(value: Any) -> str:
@@ -193,24 +204,61 @@ def _normalize_code(value: str) -> str:
     return _CODE_SEP_RE.sub("", unicodedata.normalize("NFKC", value)).upper()
 
 
-def bool_stated(gold: bool, text: str, context: str | None = None) -> bool:
-    """Whether `text` says yes (gold True) or no (gold False), within clauses mentioning `context`."""
-    clauses = [c for c in re.split(r"[.!?\n。]|(?<=[요다])\s", text) if c.strip()]
-    if context:
-        clauses = [c for c in clauses if context in c] or []
-    scope = " ".join(clauses).lower() + " "
-    neg = any(w in scope for w in NO_WORDS)
-    pos = any(w in scope for w in YES_WORDS)
-    return neg if gold is False else (pos and not neg)
+@lru_cache(maxsize=8192)
+def _code_re(code: str) -> re.Pattern:
+    # Separators may appear *inside* a stated code (1208-14-7521) but must not glue it to
+    # the next token ("006400\n- LG"), so the text itself is searched with optional separators.
+    pattern = r"[\s\-_]?".join(re.escape(ch) for ch in code)
+    return re.compile(rf"(?<![0-9A-Z]){pattern}(?![0-9A-Z])")
 
 
-def parse_bool(value: Any) -> bool | None:
-    s = str(value).strip().lower()
-    if s in ("true", "y", "yes", "1", "예", "네"):
-        return True
-    if s in ("false", "n", "no", "0", "아니오", "아니요"):
+@lru_cache(maxsize=4096)
+def _upper(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).upper()
+
+
+def _code_at(value: Any, text: str, start: int = 0) -> int | None:
+    code = normalize_code(value)
+    if not code:
+        return None
+    m = _code_re(code).search(_upper(text), start)
+    return m.start() if m else None
+
+
+# ---- code labels ------------------------------------------------------------------------------
+_HANGUL = "가-힣"
+# what may follow a label that ends a word: a particle or copula (보통이에요, 비가, 눈으로), not more
+# of a word (비용, 눈앞)
+_PARTICLES = ("이에요|예요|입니다|이었|였|이고|이며|이나|이라|이야|으로|이다|이|가|은|는|을|를|와|과|도|만|로|에|의"
+              "|고|며|나|라|다|야|요|인|임")
+
+
+@lru_cache(maxsize=256)
+def _label_spans_re(labels: tuple[str, ...]) -> re.Pattern:
+    """One pattern finding any of `labels` as a word (spaces inside a label optional), longest first."""
+    alts = []
+    for label in sorted(labels, key=lambda x: len(canon(x)), reverse=True):
+        chars = [re.escape(ch) for ch in canon(label)]
+        alts.append(r"\s*".join(chars))
+    return re.compile(rf"(?<![{_HANGUL}A-Za-z0-9])(?:{'|'.join(alts)})(?![A-Za-z0-9])(?=$|[^{_HANGUL}]|(?:{_PARTICLES}))",
+                      re.IGNORECASE)
+
+
+def label_stated(code: Any, table: dict[str, list[str]], text: str) -> bool:
+    """Does `text` name `code` by one of its labels in `table` (code -> labels)? A label counts as
+    a word of its own (비 in 비가, not in 준비 or 비용; 매우 나쁨 is not 나쁨) in a clause that does
+    not negate it (비는 오지 않습니다 names no rain)."""
+    labels = table.get(str(code).strip())
+    if not labels:
         return False
-    return None
+    by_label = {canon(lb): c for c, lbs in table.items() for lb in lbs}
+    pattern = _label_spans_re(tuple(sorted(by_label)))
+    mine = {canon(lb) for lb in labels}
+    for clause in clauses(unicodedata.normalize("NFKC", text).translate(_PUNCT)):
+        for m in pattern.finditer(clause):
+            if canon(m.group(0)) in mine and not says_no(clause[:m.start()] + " " + clause[m.end():]):
+                return True
+    return False
 
 
 # ---- entry points ---------------------------------------------------------------------------
@@ -218,31 +266,56 @@ def _get(fact: Any, name: str, default: Any = None) -> Any:
     return fact.get(name, default) if isinstance(fact, dict) else getattr(fact, name, default)
 
 
-def fact_in_text(fact: Any, text: str) -> bool:
-    """Is `fact` (a ResolvedFact or dict with kind/value/...) stated in `text`?"""
-    kind, value = _get(fact, "kind", "text"), _get(fact, "value")
-    if not text:
-        return False
+def _needed(fact: Any, n: int) -> int:
+    need = _get(fact, "need", "all")
+    return n if need == "all" else 1 if need == "any" else min(int(need), n)
+
+
+def _one_stated(kind: str, value: Any, fact: Any, text: str) -> bool:
     if kind == "number":
-        gold = float(value)
-        return any(number_matches(c, gold, _get(fact, "tolerance"), _get(fact, "unit")) for c in numbers_in(text))
+        return number_stated(text, float(value), _get(fact, "tolerance"), _get(fact, "unit"))
     if kind == "date":
         return date_matches(value, text)
     if kind == "bool":
         gold = value if isinstance(value, bool) else parse_bool(value)
         return gold is not None and bool_stated(gold, text, _get(fact, "context"))
+    codes = _get(fact, "codes") or {}
     if kind == "code":
-        code = normalize_code(value)
-        if not code:
-            return False
-        # Separators may appear *inside* a stated code (1208-14-7521) but must not glue it to
-        # the next token ("006400\n- LG"), so search the text itself with optional separators.
-        pattern = r"[\s\-_]?".join(re.escape(ch) for ch in code)
-        hay = unicodedata.normalize("NFKC", str(text)).upper()
-        return re.search(rf"(?<![0-9A-Z]){pattern}(?![0-9A-Z])", hay) is not None
-    forms = [value, *(_get(fact, "aliases") or [])]
-    hay = normalize_text(text)
-    return any((n := normalize_name(f)) and n in hay for f in forms)
+        return _code_at(value, text) is not None or (bool(codes) and label_stated(value, codes, text))
+    if codes and label_stated(value, codes, text):
+        return True
+    return _text_at(value, _get(fact, "aliases") or (), canon(text)) is not None
+
+
+def items_stated(fact: Any, text: str) -> list[Any]:
+    """The items of a list fact that `text` states (for an ordered fact: those stated in order,
+    each after the one before)."""
+    items, kind = list(_get(fact, "value") or []), _get(fact, "item_kind", "text")
+    if not text:
+        return []
+    if not _get(fact, "ordered", False):
+        # each item on its own: the list's aliases name the list, not any one item
+        each = {"tolerance": _get(fact, "tolerance"), "unit": _get(fact, "unit"), "codes": _get(fact, "codes")}
+        return [item for item in items if _one_stated(kind, item, each, text)]
+    hay = canon(text) if kind == "text" else text
+    out, pos = [], 0
+    for item in items:
+        at = _text_at(item, (), hay, pos) if kind == "text" else _code_at(item, hay, pos)
+        if at is not None:
+            out.append(item)
+            pos = at + 1
+    return out
+
+
+def fact_in_text(fact: Any, text: str) -> bool:
+    """Is `fact` (a ResolvedFact or dict with kind/value/...) stated in `text`?"""
+    kind, value = _get(fact, "kind", "text"), _get(fact, "value")
+    if not text:
+        return False
+    if kind == "list" or (kind == "text" and isinstance(value, list)):
+        items = list(value or [])
+        return bool(items) and len(items_stated(fact, text)) >= _needed(fact, len(items))
+    return _one_stated(kind, value, fact, text)
 
 
 def _values(records: Iterable[dict[str, Any]]) -> Iterable[Any]:
@@ -339,6 +412,9 @@ class RecordValues:
         kind, gold = _fact_kind(value)
         if not self._texts:
             return False
+        if kind == "list":  # every item, each by the list's item kind
+            item_kind = _get(value, "item_kind", "text")
+            return all(self.contains({"kind": item_kind, "value": v, "tolerance": _get(value, "tolerance")}) for v in gold)
         if kind == "number":
             tol = max(_get(value, "tolerance") or 0.0, 1e-9 * max(1.0, abs(float(gold))))
             return self._has_number(float(gold), tol)

@@ -1,7 +1,8 @@
 """`kopa bench check-data`: validate every task of a split (or file) and list each problem.
 
 Checks: the schema (pydantic, per task), tools exist in the catalog, references resolve, the
-gold program executes on the sandbox and every fact gets a non-empty value, the offered tools
+gold program executes on the sandbox and every fact gets a non-empty value (a code fact read from
+a field with catalog `codes` one of those codes; a list fact at least one item), the offered tools
 include every gold tool and number at least MIN_TOOLS_OFFERED, ids are unique, and no two
 queries are duplicates or near-duplicates (character n-gram Jaccard).
 
@@ -189,6 +190,9 @@ async def gold_problems(tasks: list[Task], client: ToolExecutor, catalog: Catalo
         for f in facts:
             if f.value is None or (isinstance(f.value, str) and not f.value.strip()) or f.value == []:
                 problems.append(Problem(task.id, f"fact {f.id} ({f.description}) is empty on the sandbox"))
+            elif f.codes and f.kind != "list" and str(f.value).strip() not in f.codes:
+                problems.append(Problem(task.id, f"fact {f.id} ({f.description}): {f.value!r} is none of its field's codes "
+                                                 f"{sorted(f.codes)}; check the reference or the catalog's `codes`"))
         # A fact built on a step's records needs records; one built only on its count (a
         # conditional's "is there any?") legitimately reads an empty answer.
         record_sources = {s.step for f in facts for s in f.sources if s.field not in ("total_count", "count")}

@@ -1,5 +1,10 @@
 """Evaluate a task's answer spec (Facts) on a GoldRun.
 
+A list fact's value becomes its items (a list reference, or one string cut at `split`); a text
+fact whose value is a list becomes a list fact needing every item. A code or text fact read
+directly from a catalog field with `codes` carries that field's code -> labels table, so an
+answer may name the code by its label (AirKorea grade 2 -> 보통).
+
 A fact value is a reference ("$s1.picked.stationName"), a transform dict, a literal, or a
 compute spec: {"compute": op, ...} with op in
   count (of, where?) | sum | mean | max | min (of, skip_values?) | diff | ratio (a, b, abs?)
@@ -15,10 +20,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from kopa_bench.tasks.task_schema import Task
+from kopa_bench.tasks.task_schema import Fact, ItemKind, Task
 from kopa_bench.tasks.picks import _matches, compare
 from kopa_bench.tasks.program import GoldRun
-from kopa_bench.tasks.refs import RefError, Source, is_ref, to_number
+from kopa_bench.tasks.refs import RefError, Source, is_ref, parse_ref, to_number
 from kopa_bench.tasks.resolve import Resolver
 
 COMPUTE_OPS = ("count", "sum", "mean", "max", "min", "diff", "ratio", "argmax", "argmin", "coalesce", "test", "ran")
@@ -39,14 +44,27 @@ class ResolvedFact(BaseModel):
 
     id: str
     description: str
-    kind: Literal["number", "text", "date", "code", "bool"]
-    value: Any
+    kind: Literal["number", "text", "date", "code", "bool", "list"]
+    value: Any = Field(description="the gold value; for a list fact, the list of items")
     tolerance: float | None = None
     unit: str | None = None
     aliases: list[str] = Field(default_factory=list)
     context: str | None = None
     direct: bool = Field(default=False, description="value copied from one record field (grounding checks the value itself)")
     sources: list[FactSource] = Field(default_factory=list)
+    item_kind: ItemKind = Field(default="text", description="list facts: how each item is matched")
+    need: Literal["all", "any"] | int = Field(default="all", description="list facts: items the answer must state")
+    ordered: bool = Field(default=False, description="list facts: items stated in this order")
+    codes: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "code -> labels of the catalog field the value was read from (a reader may say 보통 for grade 2)"))
+
+    @property
+    def needed(self) -> int:
+        """How many items of a list fact the answer must state (1 for any other fact)."""
+        if self.kind != "list":
+            return 1
+        n = len(self.value)
+        return n if self.need == "all" else 1 if self.need == "any" else min(int(self.need), n)
 
 
 def _num(v: Any, what: str) -> float:
@@ -118,6 +136,42 @@ def _eval(expr: Any, r: Resolver, sources: list[Source]) -> Any:
     return r.value(expr, sources=sources)
 
 
+def _list_items(fact: Fact, value: Any, what: str) -> list[Any]:
+    """The items of a list fact: a list value, or one string cut at `split`; blanks dropped."""
+    if isinstance(value, str) and fact.split is not None:
+        value = value.split(fact.split)
+    if not isinstance(value, list):
+        raise FactError(f"{what}: a list fact needs a list (items[*].field) or a string with `split`, got {value!r}")
+    items = [v.strip() if isinstance(v, str) else v for v in value]
+    items = [v for v in items if v is not None and v != ""]
+    if fact.item_kind == "number":
+        items = [_tidy(_num(v, what)) for v in items]
+    if isinstance(fact.need, int) and not isinstance(fact.need, bool) and fact.need > len(items):
+        raise FactError(f"{what}: need={fact.need} but the list has {len(items)} items {items!r}; lower `need`")
+    return items
+
+
+def _code_table(fact: Fact, gold: GoldRun, sources: list[Source]) -> dict[str, list[str]]:
+    """code -> labels from the catalog field a direct fact reads (`$s1.picked.pm10Grade`), {} when
+    the field declares no codes."""
+    if not is_ref(fact.value) or len(sources) != 1 or sources[0].index is None:
+        return {}
+    ref = parse_ref(fact.value)
+    names = [seg for seg in ref.path[1:] if isinstance(seg, str)]
+    if len(names) != 1:
+        return {}
+    from kopa_bench.catalog import get_catalog
+
+    run = gold.step(sources[0].step)
+    catalog = get_catalog()
+    if run.tool not in catalog:
+        return {}
+    field = next((f for f in catalog.get(run.tool).op.fields if f.name == names[0]), None)
+    if field is None or not field.codes:
+        return {}
+    return field.code_table(run.records[sources[0].index])
+
+
 def compute_answer(task: Task, gold: GoldRun, clock: Any = None) -> list[ResolvedFact]:
     """Evaluate every fact of `task` on `gold`; raise FactError naming the fact and path."""
     facts = []
@@ -132,17 +186,26 @@ def compute_answer(task: Task, gold: GoldRun, clock: Any = None) -> list[Resolve
             value = _eval(fact.value, resolver, sources)
         except (RefError, KeyError, TypeError) as exc:
             raise FactError(f"task {task.id} fact {fact.id} ({fact.description}): {exc}") from exc
-        if value is None or (isinstance(value, list) and fact.kind != "text"):
-            raise FactError(f"task {task.id} fact {fact.id}: value {value!r} is not a single {fact.kind}; use a compute spec")
-        if fact.kind == "number":
-            value = _tidy(_num(value, f"task {task.id} fact {fact.id}"))
+        what = f"task {task.id} fact {fact.id}"
+        kind, options = fact.kind, {}
+        if isinstance(value, list) and fact.kind == "text":
+            kind = "list"  # a text fact over several records is a list fact: every item, any order
+        if value is None or (isinstance(value, list) and kind not in ("list", "text")):
+            raise FactError(f"{what}: value {value!r} is not a single {fact.kind}; use a compute spec")
+        if kind == "list":
+            value = _list_items(fact, value, what)
+            options = dict(item_kind=fact.item_kind, need=fact.need, ordered=fact.ordered)
+        elif fact.kind == "number":
+            value = _tidy(_num(value, what))
         uniq = {(s.step, s.index, s.field): s for s in sources}
         facts.append(
             ResolvedFact(
-                id=fact.id, description=fact.description, kind=fact.kind, value=value,
+                id=fact.id, description=fact.description, kind=kind, value=value,
                 tolerance=fact.tolerance, unit=fact.unit, aliases=fact.aliases, context=fact.context,
                 direct=is_ref(fact.value),
                 sources=[FactSource(step=s.step, index=s.index, field=s.field) for s in uniq.values()],
+                codes=_code_table(fact, gold, list(uniq.values())) if kind in ("code", "text") else {},
+                **options,
             )
         )
     return facts

@@ -13,7 +13,7 @@ from enum import Enum
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from kopa_bench.tasks.refs import EACH, WILD, RefError, is_ref, iter_refs, parse_ref
 
@@ -182,17 +182,52 @@ class Step(_Strict):
         return self.for_each is not None or self.pages is not None
 
 
+FactKind = Literal["number", "text", "date", "code", "bool", "list"]
+ItemKind = Literal["number", "text", "date", "code"]
+
+
 class Fact(_Strict):
     """One checkable piece of the answer."""
 
     id: str = Field(description="fact id, e.g. 'f1'")
     description: str = Field(description="what the fact is, in words (ko or en)")
     value: Any = Field(description="reference expression, {'compute': ...} spec, or a literal")
-    kind: Literal["number", "text", "date", "code", "bool"] = Field(default="text", description="how the fact is normalised and matched")
+    kind: FactKind = Field(default="text", description="how the fact is normalised and matched ('list': several items, see `need`)")
     tolerance: float | None = Field(default=None, description="absolute tolerance for numbers (in the fact's unit)")
     unit: str | None = Field(default=None, description="unit of the value as computed, e.g. '만원', '㎍/㎥', '건'")
     aliases: list[str] = Field(default_factory=list, description="extra accepted surface forms for text facts")
     context: str | None = Field(default=None, description="for bool facts: a word near which the yes/no is stated (e.g. '공휴일')")
+    item_kind: ItemKind = Field(default="text", description="list facts: how each item is matched")
+    need: Literal["all", "any"] | int = Field(default="all", description="list facts: how many items the answer must state: 'all', 'any' or a number k (k of n)")
+    ordered: bool = Field(default=False, description="list facts: the items must be stated in this order (text and code items)")
+    split: str | None = Field(default=None, description="list facts whose value is one string: the separator between items (NEIS menus: '<br/>')")
+
+    @model_validator(mode="after")
+    def _list_options(self) -> "Fact":
+        if self.kind != "list":
+            used = [name for name, default in (("item_kind", "text"), ("need", "all"), ("ordered", False), ("split", None))
+                    if getattr(self, name) != default]
+            if used:
+                raise ValueError(f"fact {self.id!r}: {used} apply to list facts only; set kind='list' or drop them")
+        if isinstance(self.need, int) and (isinstance(self.need, bool) or self.need < 1):
+            raise ValueError(f"fact {self.id!r}: need={self.need!r}; give 'all', 'any' or a whole number >= 1")
+        if self.ordered and self.item_kind not in ("text", "code"):
+            raise ValueError(f"fact {self.id!r}: ordered lists need text or code items, not {self.item_kind!r}")
+        if self.split is not None and not self.split:
+            raise ValueError(f"fact {self.id!r}: split is empty; give the separator, e.g. '<br/>'")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_unused_list_options(self, handler: Any) -> Any:
+        # other facts serialise as before the list options existed (task hashes, dataset rows, run folders)
+        data = handler(self)
+        if self.kind != "list" and isinstance(data, dict):
+            for name in _LIST_OPTIONS:
+                data.pop(name, None)
+        return data
+
+
+_LIST_OPTIONS = ("item_kind", "need", "ordered", "split")
 
 
 class Task(_Strict):
