@@ -158,7 +158,8 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
           iterations: int = 30, paths: int = 600) -> dict[str, Any]:
     """`kopa data build edge-trajectories --out DIR`: the default EDGE build.
 
-    Uses the EDGE run in `run_dir` (env `KOPA_EDGE_RUN`, default `edge_synth/runs/default`):
+    Uses the EDGE run in `run_dir` (default: the EDGE output folder, setting `KOPA_EDGE_OUT`, `out/edge`,
+    the folder `kopa edge verify` writes and the Space's EDGE tab reads):
     runs candidates + verification when `verified.json` is missing and synthesis when the
     trajectories are missing (both resumable), then writes the dataset folder. Returns the
     manifest plus stage timings and the decontamination audit.
@@ -171,7 +172,7 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     from edge_synth.synth import load_trajectories, synthesize
     from edge_synth.verify_config import VerifyConfig
 
-    run = Path(run_dir or get_settings().edge_run)
+    run = Path(run_dir or get_settings().edge_out)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     if not (run / "verified.json").exists():
