@@ -168,3 +168,17 @@ def test_model_card_states_data_version_and_results(tmp_path):
                             data_version="0.1.0", results_json=res, rewards={"action": 1.0})
     text = path.read_text()
     assert "data version: `0.1.0`" in text and "| success | 0.250 |" in text and "district" in text
+
+
+def test_task_from_a_kopa_bench_row_drops_the_expected_values():
+    """Rows of the kopa-bench dataset (>= 1.1.0) carry `expected` per fact; the rewards' Task is the task file's."""
+    import json
+
+    from kopa_bench.tasks import load_tasks
+    from train.rewards import task_from_row
+
+    task = load_tasks("dev")[0]
+    row = task.model_dump(mode="json")
+    row["answer"] = json.dumps([{**f, "expected": "값"} for f in row["answer"]], ensure_ascii=False)
+    row["program"] = json.dumps(row["program"], ensure_ascii=False)
+    assert task_from_row(row).model_dump(mode="json") == task.model_dump(mode="json")
