@@ -87,7 +87,7 @@ def test_grpo_smoke_real_environment(tmp_path, kopa_cache, monkeypatch):
     assert changed, "no weight changed"
 
 
-def test_steering_forces_only_the_first_rollout_of_each_first_turn_group():
+def test_steering_forces_only_the_first_rollout_of_each_first_turn_group(tmp_path):
     """train.steering on the tiny model: row 0 of each group of identical first-turn prompts is forced to the
     gold call; its twin, other prompts' later turns (a tool result in the prompt) stay the model's own."""
     import json
@@ -98,9 +98,7 @@ def test_steering_forces_only_the_first_rollout_of_each_first_turn_group():
     from kopa_bench.testing.tiny_model import build_tiny_model
     from train.steering import steer_first_calls
 
-    import tempfile
-
-    path = build_tiny_model(Path(tempfile.mkdtemp(prefix="kopa-steer-")))
+    path = build_tiny_model(tmp_path / "tiny")
     tok, model = AutoTokenizer.from_pretrained(str(path)), AutoModelForCausalLM.from_pretrained(str(path))
     rows = [json.loads(l) for l in (ROOT / "train" / "data" / "smoke_tasks.jsonl").read_text(encoding="utf-8").splitlines()[:1]]
     texts = steer_first_calls(model, tok, rows)
