@@ -43,6 +43,8 @@ def test_cli_and_space_read_the_same_place(edge_out):
     said = " ".join(res.output.split())
     assert str(edge_out / "candidates.json") in "".join(res.output.split())  # Rich may wrap the long path
     assert "does not exist" in said and "kopa edge verify" in said
+    res = CliRunner().invoke(app, ["edge", "synth"])
+    assert res.exit_code == 2 and str(edge_out / "verified.json") in "".join(res.output.split())
 
     # what `kopa edge verify` writes there (its own writer) is what the Space shows by default
     from edge_synth.candidates import save_graph

@@ -82,7 +82,8 @@ def verify_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: in
 
 @app.command("synth")
 def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int = 0, per_shape: int = 900,
-              dataset: Path = typer.Option(Path("edge-trajectories"), help="dataset folder to build"),
+              dataset: Optional[Path] = typer.Option(None, help="dataset folder to build (default: "
+                                                                  "edge-trajectories in the output folder)"),
               paraphrase_url: Optional[str] = None, paraphrase_model: str = "local",
               held_out: Optional[str] = None) -> None:
     """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
@@ -92,6 +93,7 @@ def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int
     from edge_synth.synth import load_trajectories, synthesize
 
     out = edge_out(out)
+    dataset = dataset if dataset is not None else out / "edge-trajectories"
     vg = load_graph(_need(out / "verified.json", "kopa edge verify"))
     para = {"base_url": paraphrase_url, "model": paraphrase_model} if paraphrase_url else None
 
