@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from edge_synth.export import DATASET_VERSION
+from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.settings import get_settings
 
 CARD = """---
@@ -149,8 +150,7 @@ def sft_message(m: dict) -> dict:
 
 
 def sft_row(r: dict, version: str, catalog) -> dict:
-    from kopa_bench.catalog import tool_schemas
-
+    """A trajectory as a TRL conversational row (the offered tools' schemas from `catalog`)."""
     return {"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "register": r["register"],
             "domain": r["domain"], "platforms": list(r["platforms"]), "n_calls": r["n_calls"],
             "tools": _j(tool_schemas(catalog, list(r["task"]["tools"]))),
@@ -161,8 +161,6 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
                   version: str = DATASET_VERSION) -> dict[str, Any]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    from kopa_bench.catalog import get_catalog
-
     catalog = get_catalog()
     trajectories = sorted(trajectories, key=lambda r: r["id"])
     rl_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "domain", "platforms", "tools",
