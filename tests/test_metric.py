@@ -62,7 +62,7 @@ def _with_world(init, world, catalog):
     return patched
 
 
-def test_metric_on_dataset_rows_equals_kopa_bench_score(tmp_path, world, catalog, offline) -> None:
+def test_metric_on_dataset_rows_equals_kopa_bench_score(tmp_path, world, catalog, offline, caplog) -> None:
     """Rows straight from `load_dataset(folder, "tasks")` are references as they are (no conversion), and
     the metric's numbers are `kopa bench score --json`'s on the same run folders."""
     import evaluate
@@ -100,3 +100,11 @@ def test_metric_on_dataset_rows_equals_kopa_bench_score(tmp_path, world, catalog
         assert metric.compute(predictions=lines, references=wrapped, n_boot=200) == got
         got_rates.append(got["success_rate"])
     assert got_rates[0] == 1.0 and got_rates[1] < 1.0  # oracle and a weak agent: the numbers are not trivial
+
+    # a row from another world: its gold is re-executed here, and the metric says so
+    import logging
+
+    stale = dict(refs[0], world_hash="0" * 64)
+    with caplog.at_level(logging.WARNING):
+        metric.compute(predictions=lines[:1], references=[stale], n_boot=10)
+    assert "built on world 000000000000" in caplog.text and world.content_hash[:12] in caplog.text
