@@ -3,7 +3,6 @@ builder and the Space's EDGE tab all default to it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import networkx as nx
