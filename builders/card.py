@@ -22,7 +22,8 @@ def _counts(items) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def render_card(splits: dict, tools: list[dict], version: str) -> str:
+def render_card(splits: dict, tools: list[dict], version: str, world: dict[str, str]) -> str:
+    """The card with this build's numbers; `world`: content_hash, seed, clock of the world the expected values come from."""
     rows = []
     for split, tasks in splits.items():
         if not tasks:
@@ -41,6 +42,10 @@ def render_card(splits: dict, tools: list[dict], version: str) -> str:
         "by_platform": _counts(p for t in test for p in t.platforms) or "-",
         "n_tools": str(len(tools)),
         "n_platforms": str(len({t["platform"] for t in tools})),
+        "world_hash": world["content_hash"],
+        "world_seed": world["seed"],
+        "world_clock": world["clock"],
+        "example_id": test[0].id if test else "kopa-test-district-001",
     }
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)

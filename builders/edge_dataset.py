@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from edge_synth.export import DATASET_VERSION
+from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.settings import get_settings
 
 CARD = """---
@@ -51,8 +52,19 @@ parallel, comparison, conditional). Every trajectory was executed; answer facts 
 real outputs.
 
 ## Configs
-- `sft`: `id, version, shape, query, register, n_calls, platforms, domain, messages` (JSON string:
-  OpenAI chat messages with `tool_calls`, tool results and the final answer).
+- `sft`: TRL's conversational format, ready for `trl.SFTTrainer` as loaded (no conversion):
+  - `messages`: a list of chat messages `{role, content, tool_calls, tool_call_id, name}`: `system`,
+    `user` (the query), then per program group one `assistant` turn whose `tool_calls` is a list of
+    `{id, type: "function", function: {name, arguments}}` followed by one `tool` message per call
+    (`tool_call_id`, `name`, `content` = the tool result the model saw, up to 5 records), and a
+    final `assistant` answer stating the facts. Keys a message does not use are null.
+    `function.arguments` is the JSON-encoded argument object (the OpenAI convention: one Arrow type
+    for every tool's arguments; Qwen2.5/Qwen3-style templates render it as is, a template that needs
+    a mapping decodes it, as `train.assistant_mask` does).
+  - `tools`: the JSON schemas of the tools the task offers (gold + distractors), as a JSON string
+    (each tool's parameters differ, so they cannot share one Arrow struct); TRL's `SFTTrainer`
+    decodes a string `tools` column and passes it to the chat template.
+  - `platforms`: list of strings; `id, version, shape, query, register, domain`: strings; `n_calls`: int.
 - `rl`: `id, version, shape, query, domain, platforms, tools` (JSON), `program` (JSON: gold steps
   with `$sN...` references), `answer` (JSON facts), `task` (JSON: the full KOPA-Bench `Task`,
   validated with `kopa_bench.tasks.task_schema.Task`, so the benchmark scorer gives the reward).
@@ -65,6 +77,8 @@ real outputs.
 from datasets import load_dataset
 rl = load_dataset("path/to/edge-trajectories", "rl")
 sft = load_dataset("path/to/edge-trajectories", "sft", split="train")
+sft[0]["messages"][2]["tool_calls"][0]["function"]["name"]        # a real list, no json.loads
+# trl.SFTTrainer(model=..., train_dataset=sft, processing_class=tokenizer) trains on it as is
 ```
 
 ## Counts
@@ -86,7 +100,11 @@ Build hash: see `MANIFEST.json`.
 """
 
 CHANGELOG = """# Changelog
-## {version}
+## 0.2.0
+- `sft` rows in TRL's conversational format: `messages` a list of `{role, content, tool_calls, tool_call_id,
+  name}` (was a JSON string), `platforms` a list (was a JSON string), new `tools` column (the offered tools'
+  JSON schemas); `trl.SFTTrainer` trains on the config as `load_dataset` returns it.
+## 0.1.0
 - First EDGE release: candidate graph (names, descriptions, value kinds, transforms, BM25 neighbours),
   Thompson-sampled probe verification, six shapes, SFT + RL (KOPA Task schema) + graph configs.
 """
@@ -107,13 +125,44 @@ def _j(x: Any) -> str:
     return json.dumps(x, ensure_ascii=False, sort_keys=True)
 
 
+# TRL's conversational rows: every message carries every key (null where unused), so all rows share one schema.
+TOOL_CALL = pa.struct([("id", pa.string()), ("type", pa.string()),
+                       ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())]))])
+MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string()), ("tool_calls", pa.list_(TOOL_CALL)),
+                     ("tool_call_id", pa.string()), ("name", pa.string())])
+SFT_SCHEMA = pa.schema([("id", pa.string()), ("version", pa.string()), ("shape", pa.string()), ("query", pa.string()),
+                        ("register", pa.string()), ("domain", pa.string()), ("platforms", pa.list_(pa.string())),
+                        ("n_calls", pa.int32()), ("tools", pa.string()), ("messages", pa.list_(MESSAGE))])
+
+
+def sft_message(m: dict) -> dict:
+    """One chat message with exactly MESSAGE's keys; tool-call arguments as a JSON string."""
+    calls = None
+    if m.get("tool_calls"):
+        calls = []
+        for c in m["tool_calls"]:
+            args = c["function"].get("arguments", {})
+            calls.append({"id": c.get("id"), "type": c.get("type", "function"),
+                          "function": {"name": c["function"]["name"],
+                                       "arguments": args if isinstance(args, str) else _j(args)}})
+    return {"role": m["role"], "content": m.get("content") or "", "tool_calls": calls,
+            "tool_call_id": m.get("tool_call_id"), "name": m.get("name")}
+
+
+def sft_row(r: dict, version: str, catalog) -> dict:
+    """A trajectory as a TRL conversational row (the offered tools' schemas from `catalog`)."""
+    return {"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "register": r["register"],
+            "domain": r["domain"], "platforms": list(r["platforms"]), "n_calls": r["n_calls"],
+            "tools": _j(tool_schemas(catalog, list(r["task"]["tools"]))),
+            "messages": [sft_message(m) for m in r["messages"]]}
+
+
 def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: str | Path, seed: int = 0,
                   version: str = DATASET_VERSION) -> dict[str, Any]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    catalog = get_catalog()
     trajectories = sorted(trajectories, key=lambda r: r["id"])
-    sft_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "register", "platforms", "domain", "messages")]
-                      + [("n_calls", pa.int32())])
     rl_s = pa.schema([(n, pa.string()) for n in ("id", "version", "shape", "query", "domain", "platforms", "tools",
                                                   "program", "answer", "task")])
     g_s = pa.schema([("from_tool", pa.string()), ("to_tool", pa.string()), ("posterior", pa.float64()),
@@ -123,9 +172,7 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
     for split in ("train", "validation"):
         rows = [r for r in trajectories if _split(r["id"], seed) == split]
         counts[split] = len(rows)
-        _write([{"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "register": r["register"],
-                 "platforms": _j(r["platforms"]), "domain": r["domain"], "messages": _j(r["messages"]), "n_calls": r["n_calls"]}
-                for r in rows], out / "sft" / f"{split}.parquet", sft_s)
+        _write([sft_row(r, version, catalog) for r in rows], out / "sft" / f"{split}.parquet", SFT_SCHEMA)
         _write([{"id": r["id"], "version": version, "shape": r["shape"], "query": r["query"], "domain": r["domain"],
                  "platforms": _j(r["platforms"]), "tools": _j(r["task"]["tools"]), "program": _j(r["task"]["program"]),
                  "answer": _j(r["task"]["answer"]), "task": _j({**r["task"], "version": version})}
@@ -139,7 +186,7 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
     ctext = "\n".join([f"- train: {counts['train']}, validation: {counts['validation']}", f"- graph edges: {len(edges)}"]
                       + [f"- {k}: {v}" for k, v in sorted(per_shape.items())])
     (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext), encoding="utf-8")
-    (out / "CHANGELOG.md").write_text(CHANGELOG.replace("{version}", version), encoding="utf-8")
+    (out / "CHANGELOG.md").write_text(CHANGELOG, encoding="utf-8")
     files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != "MANIFEST.json")
     digests = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
     overall = hashlib.sha256(_j(digests).encode()).hexdigest()
@@ -158,7 +205,8 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
           iterations: int = 30, paths: int = 600) -> dict[str, Any]:
     """`kopa data build edge-trajectories --out DIR`: the default EDGE build.
 
-    Uses the EDGE run in `run_dir` (env `KOPA_EDGE_RUN`, default `edge_synth/runs/default`):
+    Uses the EDGE run in `run_dir` (default: the EDGE output folder, setting `KOPA_EDGE_OUT`, `out/edge`,
+    the folder `kopa edge verify` writes and the Space's EDGE tab reads):
     runs candidates + verification when `verified.json` is missing and synthesis when the
     trajectories are missing (both resumable), then writes the dataset folder. Returns the
     manifest plus stage timings and the decontamination audit.
@@ -171,7 +219,7 @@ def build(out_dir: str | Path, run_dir: str | Path | None = None, seed: int = 0,
     from edge_synth.synth import load_trajectories, synthesize
     from edge_synth.verify_config import VerifyConfig
 
-    run = Path(run_dir or get_settings().edge_run)
+    run = Path(run_dir or get_settings().edge_out)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     if not (run / "verified.json").exists():

@@ -2,11 +2,14 @@
 
 Parquet only (datasets 5 has no loading scripts); the card's YAML `configs:` declares the
 configs and splits; gold programs, answer specs and tool schemas are JSON strings so every
-row has one flat, stable schema.
+row has one flat, stable schema (kopa_bench.tasks.dataset_row). Each answer fact carries its
+gold value (`expected`), computed here by executing the gold program in the sandbox world,
+whose content hash, seed and clock the rows, build_info.json and the card record.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -14,6 +17,7 @@ import pyarrow as pa
 
 from kopa_bench.catalog import get_catalog, tool_schema
 from kopa_bench.tasks import load_tasks
+from kopa_bench.tasks.dataset_row import ROW_SCHEMA, row_to_task, task_row
 from kopa_bench.tasks.task_schema import Task
 
 from .card import render_card
@@ -21,39 +25,38 @@ from .parquet_io import dumps, folder_hash, folder_manifest, write_parquet
 
 DATASET_VERSION = "2.0.0"
 
-TASK_SCHEMA = pa.schema([
-    ("id", pa.string()), ("version", pa.string()), ("dataset_version", pa.string()), ("split", pa.string()),
-    ("query", pa.string()), ("gloss", pa.string()), ("domain", pa.string()), ("tags", pa.list_(pa.string())),
-    ("platforms", pa.list_(pa.string())), ("shape", pa.string()), ("difficulty", pa.string()),
-    ("held_out_platform", pa.string()), ("tools", pa.list_(pa.string())), ("program", pa.string()),
-    ("answer", pa.string()), ("n_calls", pa.int32()), ("has_parallel", pa.bool_()),
-])
+TASK_SCHEMA = ROW_SCHEMA
 TOOL_SCHEMA = pa.schema([
     ("name", pa.string()), ("platform", pa.string()), ("service", pa.string()), ("operation", pa.string()),
     ("domain", pa.string()), ("title_ko", pa.string()), ("title_en", pa.string()), ("live_url", pa.string()),
     ("method", pa.string()), ("schema", pa.string()), ("fields", pa.list_(pa.string())), ("dataset_version", pa.string()),
 ])
+__all__ = ["DATASET_VERSION", "TASK_SCHEMA", "TOOL_SCHEMA", "build", "gold_values", "row_to_task", "tool_rows"]
 
 
-def task_row(task: Task) -> dict:
-    dumped = task.model_dump(mode="json")
-    return {
-        "id": task.id, "version": task.version, "dataset_version": DATASET_VERSION, "split": task.split,
-        "query": task.query, "gloss": task.gloss, "domain": dumped["domain"], "tags": list(task.tags),
-        "platforms": list(task.platforms), "shape": dumped["shape"], "difficulty": dumped["difficulty"],
-        "held_out_platform": task.held_out_platform, "tools": list(task.tools),
-        "program": dumps(dumped["program"]), "answer": dumps(dumped["answer"]),
-        "n_calls": task.n_calls, "has_parallel": task.has_parallel,
-    }
+def gold_values(tasks: list[Task], world) -> dict[str, list]:
+    """task id -> its resolved facts, the gold program executed in `world` at the world's own clock."""
+    from kopa_bench.client import KopaClient
+    from kopa_bench.tasks import compute_answer, execute_program
+
+    async def run() -> dict[str, list]:
+        client = KopaClient("sandbox", world=world, catalog=get_catalog())
+        try:
+            out = {}
+            for task in tasks:  # one at a time: the world answers in-process, order does not change a value
+                gold = await execute_program(task, client, clock=world.clock)
+                out[task.id] = compute_answer(task, gold, clock=world.clock)
+            return out
+        finally:
+            await client.aclose()
+
+    return asyncio.run(run())
 
 
-def row_to_task(row: dict) -> Task:
-    """Inverse of task_row: a dataset row back to a validated Task."""
-    data = {k: row[k] for k in ("id", "version", "split", "query", "gloss", "domain", "tags", "platforms", "shape",
-                                 "difficulty", "held_out_platform", "tools")}
-    data["program"] = json.loads(row["program"])
-    data["answer"] = json.loads(row["answer"])
-    return Task.model_validate(data)
+def world_info(world) -> dict[str, str]:
+    meta = world.meta
+    return {"content_hash": world.content_hash, "seed": str(meta.get("seed", "")), "clock": world.clock.now().isoformat(),
+            "world_version": str(meta.get("world_version", ""))}
 
 
 def tool_rows() -> list[dict]:
@@ -69,22 +72,31 @@ def tool_rows() -> list[dict]:
     return sorted(rows, key=lambda r: r["name"])
 
 
-def build(out: str | Path) -> dict:
-    """Write the folder and return its build info (file hashes and the folder hash)."""
+def build(out: str | Path, world=None) -> dict:
+    """Write the folder and return its build info (file hashes, folder hash, the world the values come from).
+
+    `world`: the sandbox world the gold programs run in (default: the benchmark's, `get_world()`)."""
+    if world is None:
+        from kopa_bench.world import get_world
+
+        world = get_world()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     splits = {}
     for split in ("test", "dev"):
         tasks = sorted(load_tasks(split), key=lambda t: t.id)
-        write_parquet([task_row(t) for t in tasks], out / "tasks" / f"{split}-00000-of-00001.parquet", TASK_SCHEMA)
+        values = gold_values(tasks, world)
+        rows = [task_row(t, values[t.id], dataset_version=DATASET_VERSION, world_hash=world.content_hash) for t in tasks]
+        write_parquet(rows, out / "tasks" / f"{split}-00000-of-00001.parquet", TASK_SCHEMA)
         splits[split] = tasks
     tools = tool_rows()
     write_parquet(tools, out / "tools" / "catalog-00000-of-00001.parquet", TOOL_SCHEMA)
-    (out / "README.md").write_text(render_card(splits, tools, DATASET_VERSION), encoding="utf-8")
+    wi = world_info(world)
+    (out / "README.md").write_text(render_card(splits, tools, DATASET_VERSION, wi), encoding="utf-8")
     changelog = Path(__file__).with_name("CHANGELOG_kopa_bench.md")
     (out / "CHANGELOG.md").write_text(changelog.read_text(encoding="utf-8"), encoding="utf-8")
     manifest = folder_manifest(out)
     info = {"dataset": "kopa-bench", "version": DATASET_VERSION, "files": manifest, "hash": folder_hash(manifest),
-            "tasks": {s: len(t) for s, t in splits.items()}, "tools": len(tools)}
+            "tasks": {s: len(t) for s, t in splits.items()}, "tools": len(tools), "world": wi}
     (out / "build_info.json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return info

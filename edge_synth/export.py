@@ -10,7 +10,7 @@ from typing import Any
 
 from kopa_bench.tasks import Task
 
-DATASET_VERSION = "0.1.0"
+DATASET_VERSION = "0.2.0"  # the edge-trajectories release (its CHANGELOG in builders/edge_dataset.py)
 SYSTEM = ("당신은 한국 공공데이터 API 도구를 사용하는 어시스턴트입니다. 필요한 도구를 호출해 실제 데이터를 "
           "확인한 뒤, 확인한 사실만으로 간결하게 답하세요.")
 

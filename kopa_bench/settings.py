@@ -30,11 +30,11 @@ class KopaSettings(BaseSettings):
     world_now: str | None = Field(None, description="the world clock's instant (ISO date or datetime, KST when "
                                                    "no zone is given); default 2026-11-30T09:00")
     edge_world: Path | None = Field(None, description="a built world file EDGE probes instead of the default world")
-    edge_run: Path = Field(Path("edge_synth/runs/default"), description="the EDGE run folder the dataset builder reads")
+    edge_out: Path = Field(Path("out/edge"), description="the EDGE output folder: `kopa edge` commands write and read "
+                                                        "it, the edge-trajectories builder reads its run there and the "
+                                                        "Space's EDGE tab shows its verified.json and verify_summary.json")
     space_tasks: Path | None = Field(None, description="a task JSON file the Space shows instead of test + dev")
     space_results: Path | None = Field(None, description="the folder of results the Space leaderboard reads")
-    space_edge_graph: Path | None = Field(None, description="the verified EDGE graph the Space shows")
-    space_edge_stats: Path | None = Field(None, description="the EDGE verification summary the Space shows")
     log_level: str = Field("INFO", description="the Space's log level")
 
 

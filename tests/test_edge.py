@@ -257,3 +257,78 @@ def test_llm_paraphraser_against_local_fake_server():
         assert paraphrase_llm("원문", "http://127.0.0.1:1/v1", "m", timeout=1, max_retries=0) == "원문"
     finally:
         srv.shutdown()
+
+
+def test_sft_config_trains_with_trl_as_loaded(synth_env, tmp_path, monkeypatch):
+    """The `sft` config is TRL's conversational format: `load_dataset` gives real lists (messages with
+    tool_calls, platforms) and `trl.SFTTrainer` trains 2 steps on it as loaded, as does train/sft.py."""
+    import datasets
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    from builders.edge_dataset import build_dataset, graph_rows
+    from edge_synth.export import Decontaminator
+    from edge_synth.synth import load_trajectories, synthesize
+    from kopa_bench.testing.tiny_model import build_tiny_model
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    vg, e = synth_env
+    asyncio.run(synthesize(vg, e, tmp_path / "traj", n_per_shape=2, chunk=3, decon=Decontaminator([])))
+    trajectories = load_trajectories(tmp_path / "traj")
+    folder = tmp_path / "edge-trajectories"
+    build_dataset(trajectories, graph_rows(vg), folder, seed=0)
+    sft = datasets.load_dataset(str(folder), "sft", split="train", cache_dir=str(tmp_path / "hfc"))
+    assert len(sft) >= 2
+
+    by_id = {t["id"]: t for t in trajectories}
+    for row in sft:
+        assert isinstance(row["platforms"], list) and row["platforms"] == by_id[row["id"]]["platforms"]
+        msgs = row["messages"]
+        assert isinstance(msgs, list) and [m["role"] for m in msgs[:2]] == ["system", "user"]
+        assert msgs[-1]["role"] == "assistant" and msgs[-1]["content"] and not msgs[-1]["tool_calls"]
+        calls = [c for m in msgs if m["role"] == "assistant" for c in (m["tool_calls"] or [])]
+        assert len(calls) == row["n_calls"] or row["shape"] == "conditional"  # an untaken branch is not called
+        for c in calls:
+            assert c["type"] == "function" and isinstance(json.loads(c["function"]["arguments"]), dict)
+        # every call is answered by a tool message naming it
+        answered = {m["tool_call_id"]: m["name"] for m in msgs if m["role"] == "tool"}
+        assert {c["id"]: c["function"]["name"] for c in calls} == answered
+        offered = [t["function"]["name"] for t in json.loads(row["tools"])]
+        assert offered == by_id[row["id"]]["task"]["tools"] and {c["function"]["name"] for c in calls} <= set(offered)
+
+    model_dir = build_tiny_model(tmp_path / "tiny")
+    tok = AutoTokenizer.from_pretrained(str(model_dir))
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir))
+    args = SFTConfig(output_dir=str(tmp_path / "o"), max_steps=2, per_device_train_batch_size=1, learning_rate=1e-3,
+                     max_length=8192, assistant_only_loss=True, use_cpu=True, bf16=False, report_to="none",
+                     save_strategy="no", logging_steps=1, seed=0)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    trainer = SFTTrainer(model=model, args=args, train_dataset=sft, processing_class=tok)
+    # TRL rendered the tool calls and tool results through the chat template, and labels the calls
+    first = trainer.train_dataset[0]
+    text = tok.decode(first["input_ids"])
+    assert "<tool_call>" in text and "<tool_response>" in text and "# Tools" in text
+    labelled = tok.decode([t for t, lab in zip(first["input_ids"], first["labels"]) if lab != -100])
+    assert "<tool_call>" in labelled and "<tool_response>" not in labelled
+    trainer.train()
+    assert trainer.state.global_step == 2
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 2 and all(l == l and l > 0 for l in losses)  # finite, not NaN
+    assert any(not torch_equal(p, before[n]) for n, p in model.named_parameters())
+
+    # train/sft.py reads the same folder and config without any conversion
+    from train.sft import build_trainer, parse_args
+
+    script_args, training_args, model_args = parse_args([
+        "--config", "train/recipes/tiny-cpu/sft.yaml", "--dataset_name", str(folder), "--dataset_config", "sft",
+        "--output_dir", str(tmp_path / "o2"), "--max_steps", "2", "--per_device_train_batch_size", "1"])
+    t2 = build_trainer(script_args, training_args, model_args)
+    assert len(t2.train_dataset) == len(sft)
+    t2.train()
+    assert t2.state.global_step == 2
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return torch.equal(a.detach(), b)

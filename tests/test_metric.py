@@ -83,3 +83,51 @@ def test_metric_scores_steps_runs_like_the_cli(tmp_path, world, catalog, client,
     with pytest.raises(ValueError, match="mix"):
         episode = json.dumps({"task_id": tasks[0].id})
         metric.compute(predictions=[lines[0], episode], references=refs[:2])
+
+
+def test_metric_on_dataset_rows_equals_kopa_bench_score(tmp_path, world, catalog, offline, caplog) -> None:
+    """Rows straight from `load_dataset(folder, "tasks")` are references as they are (no conversion), and
+    the metric's numbers are `kopa bench score --json`'s on the same run folders."""
+    import evaluate
+    from datasets import load_dataset
+    from typer.testing import CliRunner
+
+    from builders.kopa_bench_dataset import build
+    from kopa_bench.cli import app
+    from kopa_bench.tasks import load_tasks
+
+    folder = tmp_path / "kopa-bench"
+    build(folder, world=world)
+    rows = load_dataset(str(folder), "tasks", split="dev", cache_dir=str(tmp_path / "hfc"))
+    by_id = {r["id"]: r for r in rows}
+    tasks = load_tasks("dev")[:4]
+    metric = evaluate.load(str(ROOT / "kopa_bench" / "metrics" / "kopa_success"))
+    got_rates = []
+    for model in ("oracle", "first-call"):
+        run = tmp_path / model
+        run_benchmark(tasks, RunConfig(model=model), run, world=world, catalog=catalog)
+        res = CliRunner().invoke(app, ["bench", "score", str(run), "--json", "--n-boot", "200"])
+        assert res.exit_code == 0, res.output
+        cli = json.loads(res.stdout.strip().splitlines()[-1])
+        lines = (run / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+        refs = [by_id[json.loads(line)["task_id"]] for line in lines]
+        assert isinstance(refs[0], dict) and isinstance(refs[0]["tags"], list)  # load_dataset's rows, untouched
+        got = metric.compute(predictions=lines, references=refs, n_boot=200)
+        for key in ("success_rate", "pass_at_k", "pass_hat_k", "response", "grounded", "action_precision",
+                    "action_recall", "data_flow", "state", "efficiency", "breakdowns"):
+            assert key in got
+        for key, value in got.items():  # every number the metric gives is the CLI's
+            assert json.dumps(value, sort_keys=True) == json.dumps(cli[key], sort_keys=True), key
+        # {"task": row} (the shape the issue saw fail) scores the same
+        wrapped = [json.dumps({"task": r}, ensure_ascii=False) for r in refs]
+        assert metric.compute(predictions=lines, references=wrapped, n_boot=200) == got
+        got_rates.append(got["success_rate"])
+    assert got_rates[0] == 1.0 and got_rates[1] < 1.0  # oracle and a weak agent: the numbers are not trivial
+
+    # a row from another world: its gold is re-executed here, and the metric says so
+    import logging
+
+    stale = dict(refs[0], world_hash="0" * 64)
+    with caplog.at_level(logging.WARNING):
+        metric.compute(predictions=lines[:1], references=[stale], n_boot=10)
+    assert "built on world 000000000000" in caplog.text and world.content_hash[:12] in caplog.text

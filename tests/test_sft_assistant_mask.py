@@ -139,3 +139,15 @@ def test_sft_trainer_labels_only_assistant_tokens(tok, tmp_path, monkeypatch):
     script_args.prefix_assistant_mask, training_args.assistant_only_loss = True, True
     with pytest.raises(ValueError, match="assistant_only_loss: false"):
         build_trainer(script_args, training_args, model_args)
+
+
+def test_string_messages_are_decoded_for_trl():
+    """Rows with `messages` as a JSON string (EDGE before 0.2.0) reach TRL as lists; list rows pass unchanged."""
+    from datasets import Dataset
+
+    from train.sft import _conversational
+
+    legacy = _conversational(Dataset.from_list([{"messages": json.dumps(MESSAGES, ensure_ascii=False)}]))
+    assert legacy[0]["messages"][2]["tool_calls"][0]["function"]["name"] == "airkorea_getTMStdrCrdnt"
+    rows = Dataset.from_list([{"messages": MESSAGES}])
+    assert _conversational(rows) is rows

@@ -1,10 +1,10 @@
 """GRPO smoke test: tiny local model, real TRL tool loop, real KOPA sandbox environment.
 
-A random tiny model almost never writes a parseable tool call, so the first turn of one rollout
-per group is *seeded*: its completion tokens are replaced by a well-formed `<tool_call>` before
-TRL parses them. Everything after that is the real machinery — TRL's `parse_response`, its tool
-loop calling our environment's method, the sandbox answering, the model generating the next turn,
-the rewards scoring the executed calls, and the optimizer step.
+A random tiny model never writes a parseable tool call, so the tiny recipe steers the first rollout of
+each group to its task's first gold call (`steer_first_calls`, train/steering.py: a transformers
+LogitsProcessor on the model's own `generate`, nothing of TRL replaced). Everything after that is the
+real machinery: TRL's `parse_response`, its tool loop calling our environment's method, the sandbox
+answering, the model generating the next turn, the rewards scoring the executed calls, the optimizer step.
 """
 
 from __future__ import annotations
@@ -48,45 +48,75 @@ def test_grpo_smoke_real_environment(tmp_path, kopa_cache, monkeypatch):
     import torch
 
     from train.grpo import build_trainer, parse_args
+    from train.prepare_data import load_rows
+    from train.rewards import task_from_row
+    from train.steering import call_turn_text, gold_first_call
 
     script_args, training_args, model_args = parse_args([
         "--config", str(RECIPES / "tiny-cpu" / "grpo.yaml"), "--output_dir", str(tmp_path / "out"),
         "--max_steps", "2", "--num_generations", "2", "--per_device_train_batch_size", "2",
         "--max_completion_length", "256", "--tool_lang", "en", "--max_records", "2",
     ])
-    assert training_args.use_cpu and not training_args.bf16
+    assert training_args.use_cpu and not training_args.bf16 and not training_args.use_vllm
+    assert script_args.steer_first_calls  # the tiny recipe's own setting
 
     executed = record_executed_calls(monkeypatch)
     trainer = build_trainer(script_args, training_args, model_args)
     tok = trainer.processing_class
-    seeded_ids = tok(SEEDED_CALL, add_special_tokens=False)["input_ids"]
-    real_generate = trainer._generate_single_turn
-
-    def seeded_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
-        ids, logprobs = real_generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
-        if num_generations > 1:  # first turn only; tool-loop turns (num_generations=1) stay the model's own
-            for i in range(0, len(ids), num_generations):
-                ids[i] = list(seeded_ids)
-        return ids, logprobs
-
-    trainer._generate_single_turn = seeded_generate
+    tasks = [task_from_row(r) for r in load_rows(script_args.dataset_name)]
+    # the steered turn is the template's own tool-call syntax for the gold step s1
+    assert call_turn_text(tok, gold_first_call(tasks[0])) == SEEDED_CALL
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
 
-    # tool calls went through the environment and the sandbox answered them
+    # the calls TRL parsed went through the environment and the sandbox answered them
     assert executed, "the environment executed no tool call"
-    assert all(c.tool == "airkorea_getTMStdrCrdnt" or c.result is not None for c in executed)
-    assert any(c.ok and c.result.records for c in executed), [c.result for c in executed]
+    golds = {(t.program[0].tool, tuple(sorted(t.program[0].args.items()))) for t in tasks}
+    steered = [c for c in executed if (c.tool, tuple(sorted(c.arguments.items()))) in golds]
+    assert steered and all(c.ok and c.result is not None and c.result.records for c in steered), \
+        [(c.tool, c.arguments, c.result) for c in executed]
     logs = [h for h in trainer.state.log_history if "loss" in h]
-    assert any(h["tools/call_frequency"] > 0 for h in logs)
-    # rewards logged and finite
+    assert len(logs) == 2 and all(h["tools/call_frequency"] > 0 for h in logs), logs
+    # rewards logged and finite; the action reward credits the executed gold call
     for h in logs:
         for key in ("reward", "rewards/action_reward/mean", "rewards/format_reward/mean"):
             assert key in h and math.isfinite(h[key]), (key, h)
-    assert any(h["rewards/action_reward/mean"] > 0 for h in logs)  # the seeded call matches gold step s1
-    # the model learned something
+    assert all(h["rewards/action_reward/mean"] > 0 for h in logs), logs
+    # the model learned something (steered and own rollouts score differently, so advantages are non-zero)
     changed = [n for n, p in trainer.model.named_parameters() if not torch.equal(p.detach(), before[n])]
     assert changed, "no weight changed"
+
+
+def test_steering_forces_only_the_first_rollout_of_each_first_turn_group(tmp_path):
+    """train.steering on the tiny model: row 0 of each group of identical first-turn prompts is forced to the
+    gold call; its twin, other prompts' later turns (a tool result in the prompt) stay the model's own."""
+    import json
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from kopa_bench.testing.tiny_model import build_tiny_model
+    from train.steering import steer_first_calls
+
+    path = build_tiny_model(tmp_path / "tiny")
+    tok, model = AutoTokenizer.from_pretrained(str(path)), AutoModelForCausalLM.from_pretrained(str(path))
+    rows = [json.loads(l) for l in (ROOT / "train" / "data" / "smoke_tasks.jsonl").read_text(encoding="utf-8").splitlines()[:1]]
+    texts = steer_first_calls(model, tok, rows)
+    assert texts == {rows[0]["query"]: SEEDED_CALL}
+    first = tok.apply_chat_template([{"role": "user", "content": rows[0]["query"]}], tokenize=False, add_generation_prompt=True)
+    later = tok.apply_chat_template([{"role": "user", "content": rows[0]["query"]}, {"role": "tool", "content": "{}"}],
+                                    tokenize=False, add_generation_prompt=True)
+    assert "<tool_response>" in later
+    enc = [tok(t, add_special_tokens=False)["input_ids"] for t in (first, first, later)]
+    width = max(len(e) for e in enc)
+    ids = torch.tensor([[tok.pad_token_id] * (width - len(e)) + e for e in enc])
+    mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in enc])
+    torch.manual_seed(0)
+    out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=48, do_sample=True,
+                         eos_token_id=tok.convert_tokens_to_ids("<|im_end|>"), pad_token_id=tok.pad_token_id)
+    completions = [tok.decode(row[width:], skip_special_tokens=False) for row in out]
+    assert completions[0].startswith(SEEDED_CALL)
+    assert not completions[1].startswith("<tool_call>") and not completions[2].startswith("<tool_call>")
 
 
 @pytest.mark.parametrize("recipe", ["qwen3.5-4b/grpo.yaml", "qwen3.5-9b/grpo.yaml", "qwen2.5-coder-0.5b-cpu/grpo.yaml"])

@@ -213,3 +213,17 @@ def test_rewards_read_answers_with_the_scorers_answer_rules(factories, hyehwa):
     assert scores["right"] == (1.0, pytest.approx(1.0))
     assert scores["wrong_label"] == (0.0, pytest.approx(0.75))
     assert scores["negated"] == (0.0, pytest.approx(0.75))
+
+
+def test_task_from_a_kopa_bench_row_drops_the_expected_values():
+    """Rows of the kopa-bench dataset (>= 1.1.0) carry `expected` per fact; the rewards' Task is the task file's."""
+    import json
+
+    from kopa_bench.tasks import load_tasks
+    from train.rewards import task_from_row
+
+    task = load_tasks("dev")[0]
+    row = task.model_dump(mode="json")
+    row["answer"] = json.dumps([{**f, "expected": "값"} for f in row["answer"]], ensure_ascii=False)
+    row["program"] = json.dumps(row["program"], ensure_ascii=False)
+    assert task_from_row(row).model_dump(mode="json") == task.model_dump(mode="json")

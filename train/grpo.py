@@ -48,6 +48,10 @@ class ScriptArguments:
                 "(kopa_bench.runner.agent.system_prompt at the world clock), so training sees what evaluation shows."})
     data_version: str | None = field(default=None, metadata={"help": "dataset version stated in the model card."})
     results_json: str | None = field(default=None, metadata={"help": "KOPA-Bench results JSON for the model card."})
+    steer_first_calls: bool = field(default=False, metadata={
+        "help": "smoke runs with a random tiny model only: the first rollout of each group is steered (a logits "
+                "processor on the model's own generate) to its task's first gold call in the chat template's syntax, "
+                "so the tool loop, the sandbox and the rewards run (train.steering); not with vLLM."})
     runner_tool_parsing: bool = field(default=True, metadata={
         "help": "also execute the call formats the benchmark runner accepts (JSON fences, bare JSON) when the chat "
                 "template's own syntax finds no call (train.tool_parsing); false = TRL's parser only."})
@@ -124,6 +128,13 @@ def build_trainer(script_args: ScriptArguments, training_args: GRPOConfig, model
         from train.tool_parsing import align_with_runner
 
         align_with_runner(tokenizer)
+    if script_args.steer_first_calls:
+        if training_args.use_vllm:
+            raise ValueError("steer_first_calls steers the model's own generate; vLLM generates elsewhere (use_vllm: false)")
+        from train.steering import steer_first_calls
+
+        steered = steer_first_calls(model, tokenizer, rows)
+        log.info("steering the first rollout of each group to its first gold call: %s", steered)
     return GRPOTrainer(
         model=model,
         reward_funcs=get_reward_funcs(script_args.reward_funcs),

@@ -42,6 +42,7 @@ _GOLD: dict[tuple, tuple] = {}
 def task_from_row(row: dict[str, Any]):
     """A validated `kopa_bench.tasks.Task` from one dataset row (JSON-string columns decoded)."""
     from kopa_bench.tasks import Task
+    from kopa_bench.tasks.dataset_row import answer_spec
 
     key = (row.get("id"), str(row.get("program")), str(row.get("answer")))
     if key not in _TASKS:
@@ -57,6 +58,8 @@ def task_from_row(row: dict[str, Any]):
             if f in row and row[f] is not None:
                 data[f] = decode_list(row[f]) if f in _JSON_FIELDS else row[f]
         data.setdefault("split", "dev")
+        if "answer" in data:  # kopa-bench rows (>= 1.1.0) carry each fact's build-time `expected` value
+            data["answer"] = answer_spec(data["answer"])
         _TASKS[key] = Task.model_validate(data)
     return _TASKS[key]
 

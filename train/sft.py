@@ -1,6 +1,7 @@
 """Optional warm start: TRL SFTTrainer on chat `messages` with assistant tool_calls.
 
-The dataset is either already in SFT form (`messages` + `tools` schemas, e.g. EDGE trajectories)
+The dataset is either already in SFT form (`messages` + `tools` schemas, e.g. the EDGE `sft` config,
+which is TRL's conversational format as loaded)
 or in the KOPA task schema, in which case gold trajectories are built by executing each task's
 gold program against the KOPA backend (train.prepare_data.to_sft).
 
@@ -54,11 +55,25 @@ def load_sft_dataset(args: SFTScriptArguments):
         ds = load_local_folder(path, args.dataset_config, args.dataset_train_split)
     else:
         ds = None
-    if ds is not None and ("messages" in ds.column_names or "input_ids" in ds.column_names):
+    if ds is not None and "messages" in ds.column_names:
+        return _conversational(ds)
+    if ds is not None and "input_ids" in ds.column_names:
         return ds
     rows = ds if ds is not None else load_rows(args.dataset_name, args.dataset_config, args.dataset_train_split)
     settings = EnvSettings(backend=args.kopa_backend, platforms=tuple(args.kopa_platforms) if args.kopa_platforms else None)
     return to_sft(rows, settings)
+
+
+def _conversational(ds):
+    """Rows whose `messages` is a JSON string (EDGE before 0.2.0, hand-made files) decoded into the list TRL
+    reads; EDGE `sft` rows from 0.2.0 on are lists already and pass unchanged."""
+    import json
+
+    from datasets import Value
+
+    if ds.features["messages"] != Value("string"):
+        return ds
+    return ds.map(lambda r: {"messages": json.loads(r["messages"])})
 
 
 def build_trainer(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):

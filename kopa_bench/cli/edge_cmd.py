@@ -13,7 +13,22 @@ from rich.progress import Progress
 
 app = typer.Typer(no_args_is_help=True, help="EDGE: execution-grounded tool graph and trajectory synthesis.")
 console = Console(stderr=True)
-DEFAULT_DIR = Path("edge_synth/runs/default")
+OUT_HELP = "output folder (default: KOPA_EDGE_OUT, out/edge; the Space's EDGE tab reads the same folder)"
+
+
+def edge_out(out: Optional[Path]) -> Path:
+    """The folder a command works in: the one given, else the one setting every EDGE reader shares."""
+    from kopa_bench.settings import get_settings
+
+    return out if out is not None else get_settings().edge_out
+
+
+def _need(path: Path, made_by: str) -> Path:
+    if not path.exists():
+        console.print(f"[red]{path} does not exist[/red]: run `{made_by}` first (or pass --out / set KOPA_EDGE_OUT "
+                      "to the folder that has it)")
+        raise typer.Exit(2)
+    return path
 
 
 def _excl(held_out: Optional[str]) -> list[str]:
@@ -21,12 +36,14 @@ def _excl(held_out: Optional[str]) -> list[str]:
 
 
 @app.command("graph")
-def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed: int = 0,
+def graph_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int = 0,
               k_same: int = 15, k_cross: int = 10, min_score: float = 0.3,
               held_out: Optional[str] = typer.Option(None, help="comma-separated platforms/services to hold out")) -> None:
     """Build the candidate graph (out/candidates.json)."""
     from edge_synth.candidates import save_graph
     from edge_synth.pipeline import EdgePipeline
+
+    out = edge_out(out)
 
     async def go():
         e = EdgePipeline(seed=seed, exclude_platforms=_excl(held_out))
@@ -41,7 +58,7 @@ def graph_cmd(out: Path = typer.Option(DEFAULT_DIR, help="output folder"), seed:
 
 
 @app.command("verify")
-def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations: int = 30, paths: int = 600,
+def verify_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int = 0, iterations: int = 30, paths: int = 600,
                path_len: int = 2, held_out: Optional[str] = None,
                min_probes: int = typer.Option(3, help="probes every arm gets in the coverage phase before pruning"),
                record_tries: int = typer.Option(5, help="records of A's answer a probe binds before an empty B answer counts"),
@@ -54,6 +71,7 @@ def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations:
     if min_probes < 1 or record_tries < 1 or decide_probes < 0:
         raise typer.BadParameter(f"--min-probes ({min_probes}) and --record-tries ({record_tries}) must be >= 1, "
                                  f"--decide-probes ({decide_probes}) >= 0")
+    out = edge_out(out)
     cfg = VerifyConfig(iterations=iterations, paths_per_iter=paths, path_len=path_len, seed=seed,
                        min_probes=min_probes, record_tries=record_tries, decide_probes=decide_probes)
     with Progress(console=console) as prog:
@@ -63,8 +81,9 @@ def verify_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, iterations:
 
 
 @app.command("synth")
-def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: int = 900,
-              dataset: Path = typer.Option(Path("edge-trajectories"), help="dataset folder to build"),
+def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int = 0, per_shape: int = 900,
+              dataset: Optional[Path] = typer.Option(None, help="dataset folder to build (default: "
+                                                                  "edge-trajectories in the output folder)"),
               paraphrase_url: Optional[str] = None, paraphrase_model: str = "local",
               held_out: Optional[str] = None) -> None:
     """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
@@ -73,7 +92,9 @@ def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: i
     from edge_synth.pipeline import EdgePipeline
     from edge_synth.synth import load_trajectories, synthesize
 
-    vg = load_graph(out / "verified.json")
+    out = edge_out(out)
+    dataset = dataset if dataset is not None else out / "edge-trajectories"
+    vg = load_graph(_need(out / "verified.json", "kopa edge verify"))
     para = {"base_url": paraphrase_url, "model": paraphrase_model} if paraphrase_url else None
 
     async def go(prog, task):
@@ -92,7 +113,7 @@ def synth_cmd(out: Path = typer.Option(DEFAULT_DIR), seed: int = 0, per_shape: i
 
 
 @app.command("stats")
-def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Option(False, "--json"),
+def stats_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), as_json: bool = typer.Option(False, "--json"),
               reprobe: int = typer.Option(10, help="re-probes per verified edge on held-out inputs (precision); "
                                                "with 5, an edge that holds 65% of the time fails the majority test 24% of the time"),
               plots: bool = True) -> None:
@@ -102,7 +123,9 @@ def stats_cmd(out: Path = typer.Option(DEFAULT_DIR), as_json: bool = typer.Optio
     from edge_synth.pipeline import EdgePipeline
     from edge_synth.synth import load_trajectories
 
-    g, vg = load_graph(out / "candidates.json"), load_graph(out / "verified.json")
+    out = edge_out(out)
+    g = load_graph(_need(out / "candidates.json", "kopa edge verify"))
+    vg = load_graph(_need(out / "verified.json", "kopa edge verify"))
 
     async def go():
         e = EdgePipeline(seed=0)

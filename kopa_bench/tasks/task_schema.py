@@ -233,7 +233,7 @@ _LIST_OPTIONS = ("item_kind", "need", "ordered", "split")
 class Task(_Strict):
     """A KOPA-Bench task: request, offered tools, gold program and answer spec."""
 
-    id: str = Field(description="task id, e.g. 'kopa-test-001'")
+    id: str = Field(description="task id, kopa-<split>-<domain>-<nnn>, e.g. 'kopa-test-district-001'")
     version: str = Field(default="1.0.0", description="task version; bump when the gold changes")
     split: Literal["test", "dev"] = Field(description="dataset split")
     query: str = Field(description="the request in Korean, as a person would type it")

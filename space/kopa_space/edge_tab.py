@@ -14,15 +14,13 @@ from .graphs import tool_graph_figure
 from kopa_bench.settings import get_settings
 
 ALL = "(all)"
-DEFAULT_GRAPH = "edge_out/verified.json"
-DEFAULT_STATS = "edge_out/verify_summary.json"
 EDGE_HEADERS = ["from tool", "to tool", "bindings (field → param [transform])", "posterior", "prior", "cross-domain"]
 
 
 def default_paths() -> tuple[str, str]:
-    s = get_settings()
-    return (str(s.space_edge_graph) if s.space_edge_graph else DEFAULT_GRAPH,
-            str(s.space_edge_stats) if s.space_edge_stats else DEFAULT_STATS)
+    """The verified graph and its summary in the EDGE output folder `kopa edge verify` writes (KOPA_EDGE_OUT)."""
+    out = get_settings().edge_out
+    return str(out / "verified.json"), str(out / "verify_summary.json")
 
 
 def read_graph(path: str) -> nx.DiGraph:
@@ -53,7 +51,8 @@ def load_edge(graph_path: str, stats_path: str, platform: str, domain: str, min_
     fig, edge_rows, choices_p, choices_d = None, [], [ALL], [ALL]
     if not graph_path or not Path(graph_path).is_file():
         notes.append(f"**검증된 도구 그래프가 아직 없습니다.** / No verified tool graph at `{graph_path or '(empty)'}`. "
-                     "Build one with the EDGE pipeline (edge_synth) and point `KOPA_SPACE_EDGE_GRAPH` or the box above to the node-link JSON.")
+                     "Build one with `kopa edge verify` (it writes the folder `KOPA_EDGE_OUT`, default `out/edge`, that this tab reads) "
+                     "or point the box above to a node-link JSON.")
     else:
         try:
             g = read_graph(graph_path)
@@ -88,7 +87,7 @@ def load_edge(graph_path: str, stats_path: str, platform: str, domain: str, min_
         except Exception as exc:
             notes.append(explain(exc))
     else:
-        notes.append(f"No synthesis statistics at `{stats_path or '(empty)'}` (set `KOPA_SPACE_EDGE_STATS`).")
+        notes.append(f"No synthesis statistics at `{stats_path or '(empty)'}` (`kopa edge verify` writes them beside the graph).")
     return (fig, gr.update(value=edge_rows, headers=EDGE_HEADERS), gr.update(value=stats_rows, headers=["statistic", "value"]),
             stats, "\n\n".join(notes), gr.update(choices=choices_p), gr.update(choices=choices_d))
 

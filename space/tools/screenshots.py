@@ -84,8 +84,7 @@ def main() -> None:
         build_edge(work / "edge")
     except Exception as exc:  # the tab then shows its "no graph" message, which is worth a picture too
         print(f"EDGE demo graph failed: {exc}")
-    env = {"KOPA_SPACE_RESULTS": str(work / "results"), "KOPA_SPACE_EDGE_GRAPH": str(work / "edge" / "verified.json"),
-           "KOPA_SPACE_EDGE_STATS": str(work / "edge" / "verify_summary.json")}
+    env = {"KOPA_SPACE_RESULTS": str(work / "results"), "KOPA_EDGE_OUT": str(work / "edge")}
     profile = tempfile.mkdtemp(prefix="kopa-chromium-")
     driver = make_driver(profile)
     try:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 from transformers import AutoTokenizer
 
 from edge_synth.export import Decontaminator
@@ -66,7 +67,8 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(a.tokenizer)
     cat = get_catalog()
     sp = system_prompt(world_now())
-    sft = pd.read_parquet(f"{a.edge}/sft/train.parquet")
+    # through pyarrow: `messages` is a list of structs (EDGE >= 0.2.0), which pandas would hand out as numpy arrays
+    sft = pd.DataFrame(pq.read_table(f"{a.edge}/sft/train.parquet").to_pylist())
     rl = pd.read_parquet(f"{a.edge}/rl/train.parquet").set_index("id")
 
     bench = load_tasks("dev") + load_tasks("test")
@@ -104,7 +106,7 @@ def main() -> None:
 
     rows = []
     for r, tools in clean[: a.scan]:
-        msgs = json.loads(r.messages)
+        msgs = json.loads(r.messages) if isinstance(r.messages, str) else list(r.messages)
         if msgs and msgs[0]["role"] == "system":
             msgs = msgs[1:]
         msgs = [{"role": "system", "content": sp}] + [shorten(m, a.keep_items) for m in msgs]
