@@ -88,3 +88,30 @@ def test_chain_locdate_to_year_month(call):
     d = rest.records[-1]["locdate"]
     again = call("kasi_getRestDeInfo", solYear=apply_transform("year", d), solMonth=apply_transform("month_2d", d))
     assert again.ok and d in [r["locdate"] for r in again.records]
+
+
+def test_accept_json_header_gets_the_real_json_envelope(raw_get):
+    """A client sending `Accept: application/json` and no _type gets JSON, quirks included (spec `sources`)."""
+    q = {**KEY, "solYear": "2026", "solMonth": "10"}
+    by_switch = raw_get(f"{BASE}/getRestDeInfo", {**q, "_type": "json"})
+    by_header = raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": "application/json"})
+    assert by_header.headers["content-type"].startswith("application/json")
+    assert by_header.json() == by_switch.json()
+    first = by_header.json()["response"]["body"]["items"]["item"][0]
+    assert isinstance(first["locdate"], int) and isinstance(first["seq"], int)
+    one = raw_get(f"{BASE}/getRestDeInfo", {**KEY, "solYear": "2026", "solMonth": "12"},
+                  headers={"Accept": "application/json, text/plain, */*"}).json()
+    assert isinstance(one["response"]["body"]["items"]["item"], dict)  # one record: an object
+    none = raw_get(f"{BASE}/getRestDeInfo", {**KEY, "solYear": "2026", "solMonth": "11"},
+                   headers={"Accept": "application/json"}).json()
+    assert none["response"]["body"]["items"] == ""
+    # XML stays the default for XML-first or generic Accept headers, and an explicit _type wins
+    for accept in ("*/*", "application/xml, application/json", "text/xml"):
+        r = raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": accept})
+        assert r.headers["content-type"].startswith("application/xml"), accept
+    r = raw_get(f"{BASE}/getRestDeInfo", {**q, "_type": "xml"}, headers={"Accept": "application/json"})
+    assert r.headers["content-type"].startswith("application/xml")
+    # the sandbox's answer memo tells the two formats apart
+    again = raw_get(f"{BASE}/getRestDeInfo", q)
+    assert again.headers["content-type"].startswith("application/xml")
+    assert raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": "application/json"}).json() == by_switch.json()
