@@ -128,6 +128,10 @@ class Operation(BaseModel):
     fields: list[ItemField] = Field(default_factory=list)
     query: str | None = Field(None, description="DuckDB SQL over the world with $param placeholders")
     handler: str | None = Field(None, description="name of the Python answer computing the rows (kopa_bench.world.answers.HANDLERS)")
+    lazy_tables: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="entity tables of `query` generated per request for the keys the world file does not store "
+                    "(kopa_bench.world.answers.LAZY_TABLES): table -> the parameters that key it")
     list_key: str | None = Field(None, description="envelope key holding the rows, where the protocol needs one")
     single_item_object: bool = Field(False, description="JSON quirk: one record is an object, not a list")
     extra: dict[str, Any] = Field(default_factory=dict, description="protocol-specific settings")
@@ -144,6 +148,11 @@ class Operation(BaseModel):
         names = [p.name for p in self.params]
         if len(names) != len(set(names)):
             raise ValueError(f"operation {self.name}: duplicate parameter names {names}")
+        for table, keys in self.lazy_tables.items():
+            unknown = [k for k in keys if k not in names]
+            if unknown or not self.query:
+                raise ValueError(f"operation {self.name}: lazy table {table} needs `query` and keys among its "
+                                 f"parameters {names}; got {keys}")
         return self
 
     def param(self, name: str) -> Param | None:
