@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from . import ecos_history, juso, kasi_history, kma, kosis, neis, neis_timetable, rtms_history, seoul, tago, tourapi, vworld
+from . import ecos_history, fsc_history, juso, kasi_history, kma, kosis, neis, neis_timetable, rtms_history, seoul, tago, tourapi, vworld
 
 Handler = Callable[..., Sequence[dict]]
 
@@ -48,6 +48,7 @@ LazyTable = Callable[..., object]
 
 LAZY_TABLES: dict[str, LazyTable] = {
     "ecos_data": ecos_history.base_rate_rows,
+    "fsc_stock_prices": fsc_history.stock_prices,
     "kasi_special_days": kasi_history.special_days,
     "kasi_24divisions": kasi_history.divisions,
     "molit_apt_trade": rtms_history.apt_trade,
