@@ -13,6 +13,7 @@ import math
 import threading
 import weakref
 
+import numpy as np
 import pyarrow as pa
 
 from ...clock import shift_months
@@ -48,34 +49,31 @@ def _history(world) -> tuple[str, pa.Table]:
         if f"{yy:04d}{mm:02d}" < FIRST_MONTH:
             break
         months.append((back, f"{yy:04d}{mm:02d}", yy, mm))
+    # every leaf carried back at its province's rate, sex by sex; parents are sums of their leaves
+    backs = np.array([b for b, *_ in months], dtype=float)
+    rates = np.array([SIDO_POP.get(leaf[:2], (0, 0.0))[1] for leaf in leaves])
+    factor = np.exp(-np.outer(backs, rates))  # months x leaves
+    sexes = {item: np.round(factor * np.array([value.get((leaf, item), 0) for leaf in leaves])).astype(np.int64)
+             for item in ("T21", "T22")}
+    member = np.array([[_under(x, c, cities) if c not in leaves else x == c for x in leaves] for c in codes], dtype=np.int64)
+    cells = {item: sexes[item] @ member.T for item in ("T21", "T22")}  # months x codes
+    cells["T20"] = cells["T21"] + cells["T22"]
+    names = {"T20": "총인구수", "T21": "남자인구수", "T22": "여자인구수"}
     cols: dict[str, list] = {name: [] for name in stored.schema.names}
-
-    def add(code: str, item: str, prd: str, yy: int, mm: int, dt: int) -> None:
+    for j, code in enumerate(codes):  # stored order: C1, then ITM_ID, then PRD_DE ascending
         r = meta[code]
-        ny, nm = shift_months(yy, mm, 1)
-        for k, v in (("ORG_ID", r["ORG_ID"]), ("TBL_ID", r["TBL_ID"]), ("TBL_NM", r["TBL_NM"]), ("C1", code),
-                     ("C1_NM", r["C1_NM"]), ("C1_OBJ_NM", r["C1_OBJ_NM"]), ("ITM_ID", item),
-                     ("ITM_NM", {"T20": "총인구수", "T21": "남자인구수", "T22": "여자인구수"}[item]),
-                     ("UNIT_NM", r["UNIT_NM"]), ("PRD_SE", r["PRD_SE"]), ("PRD_DE", prd), ("DT", str(dt)),
-                     ("LST_CHN_DE", f"{ny:04d}-{nm:02d}-12")):
-            if k in cols:
-                cols[k].append(v)
-
-    for back, prd, yy, mm in months:
-        cell: dict[tuple[str, str], int] = {}
-        for leaf in leaves:
-            rate = SIDO_POP.get(leaf[:2], (0, 0.0))[1]
-            for item in ("T21", "T22"):
-                cell[(leaf, item)] = round(value.get((leaf, item), 0) * math.exp(-rate * back))
-        for parent in [c for c in codes if c not in leaves]:
-            kids = [x for x in leaves if _under(x, parent, cities)]
-            for item in ("T21", "T22"):
-                cell[(parent, item)] = sum(cell[(x, item)] for x in kids)
-        for code in codes:
-            cell[(code, "T20")] = cell[(code, "T21")] + cell[(code, "T22")]
-            for item in ("T20", "T21", "T22"):
-                if (code, item) in value:
-                    add(code, item, prd, yy, mm, cell[(code, item)])
+        for item in ("T20", "T21", "T22"):
+            if (code, item) not in value:
+                continue
+            series = cells[item][:, j]
+            for (back, prd, yy, mm), dt in sorted(zip(months, series.tolist()), key=lambda x: x[0][1]):
+                ny, nm = shift_months(yy, mm, 1)
+                row = {"ORG_ID": r["ORG_ID"], "TBL_ID": r["TBL_ID"], "TBL_NM": r["TBL_NM"], "C1": code,
+                       "C1_NM": r["C1_NM"], "C1_OBJ_NM": r["C1_OBJ_NM"], "ITM_ID": item, "ITM_NM": names[item],
+                       "UNIT_NM": r["UNIT_NM"], "PRD_SE": r["PRD_SE"], "PRD_DE": prd, "DT": str(dt),
+                       "LST_CHN_DE": f"{ny:04d}-{nm:02d}-12"}
+                for k in cols:
+                    cols[k].append(row.get(k))
     generated = pa.Table.from_pydict(cols, schema=stored.schema)
     out = (first, pa.concat_tables([generated, stored]))
     with _LOCK:
