@@ -62,12 +62,15 @@ def _meals_eager(world, params) -> list[dict]:
     from datetime import timedelta
 
     from kopa_bench.world.answers import neis as n
-    from kopa_bench.world.answers.neis_calendar import school_calendar, school_days_between
+    from kopa_bench.world.answers.neis_calendar import academic_years, school_calendar, school_days_between
 
     s = n.school_row(world, params)
     if s is None:
         return []
-    events, off, first, _, last = school_calendar(s)
+    days = []
+    for ay in academic_years(params.get("MLSV_YMD"), params.get("MLSV_FROM_YMD"), params.get("MLSV_TO_YMD")):
+        _, off, first, _, last = school_calendar(s, ay)
+        days += school_days_between(first, last, off)
     ok = n.date_filter(params, "MLSV_YMD", "MLSV_FROM_YMD", "MLSV_TO_YMD")
     want = params.get("MMEAL_SC_CODE")
     kind = s["_kind"]
@@ -81,7 +84,7 @@ def _meals_eager(world, params) -> list[dict]:
     base_kcal = {"els": 620, "mis": 760, "his": 850, "sps": 600}[kind]
     head = n.school_head(s)
     out = []
-    for d in school_days_between(first, last, off):
+    for d in days:
         ymd = d.strftime("%Y%m%d")
         if not ok(ymd):
             continue
@@ -115,7 +118,7 @@ def test_lazy_meals_equal_the_eager_build(world):
                                 "USING SAMPLE 40 ROWS (reservoir, 5)").fetchall()
     filters = [{}, {"MLSV_YMD": "20261126"}, {"MLSV_FROM_YMD": "20260901", "MLSV_TO_YMD": "20261031"},
                {"MLSV_FROM_YMD": "20260301"}, {"MLSV_TO_YMD": "20200102"}, {"MMEAL_SC_CODE": "2"},
-               {"MMEAL_SC_CODE": "3", "MLSV_FROM_YMD": "20261001"}, {"MLSV_YMD": "2026"}]
+               {"MMEAL_SC_CODE": "3", "MLSV_FROM_YMD": "20261001"}, {"MLSV_YMD": "2026"}, {"MLSV_YMD": "202505"}]
     rows = 0
     for atpt, code in schools + [("B10", "0000000")]:
         for f in filters:

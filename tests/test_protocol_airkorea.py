@@ -86,3 +86,20 @@ def test_dong_to_station_to_measurement_chain(call):
     assert dists == sorted(dists)
     meas = call("airkorea_getMsrstnAcctoRltmMesureDnsty", stationName=near.records[0]["stationName"], dataTerm="DAILY", ver="1.3")
     assert meas.ok and meas.total_count == 24
+
+
+def test_dataterm_is_case_insensitive_as_on_the_live_service(raw_get, call):
+    """`dataTerm=daily` (widely sent by clients) is DAILY; an unknown period is still code 10."""
+    q = {"serviceKey": "KOPA-SANDBOX", "returnType": "json", "stationName": "종로구", "ver": "1.3", "numOfRows": 100}
+    upper = raw_get(f"{ARP}/getMsrstnAcctoRltmMesureDnsty", {**q, "dataTerm": "DAILY"}).json()["response"]
+    for spelling in ("daily", "Daily"):
+        r = raw_get(f"{ARP}/getMsrstnAcctoRltmMesureDnsty", {**q, "dataTerm": spelling}).json()["response"]
+        assert r["header"]["resultCode"] == "00"
+        assert r["body"] == upper["body"] and r["body"]["totalCount"] >= 20
+    month = raw_get(f"{ARP}/getMsrstnAcctoRltmMesureDnsty", {**q, "dataTerm": "month"}).json()["response"]
+    assert month["body"]["totalCount"] > upper["body"]["totalCount"]
+    # the client's own argument check agrees with the platform
+    res = call("airkorea_getMsrstnAcctoRltmMesureDnsty", stationName="종로구", dataTerm="daily", ver="1.3")
+    assert res.ok and res.records
+    bad = call("airkorea_getMsrstnAcctoRltmMesureDnsty", stationName="종로구", dataTerm="weekly")
+    assert not bad.ok and bad.error.type == "argument" and "dataTerm" in bad.error.message

@@ -62,3 +62,23 @@ def test_all_operations_and_chain(call):
     base = next(k for k in ks.records if k["KEYSTAT_NAME"] == "한국은행 기준금리")
     last = call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="D", START_TIME=base["CYCLE"], END_TIME=base["CYCLE"])
     assert last.records[0]["DATA_VALUE"] == base["DATA_VALUE"]
+
+
+def test_base_rate_from_its_real_start(call):
+    """722Y001 answers from 1999-05-06 (MPB decisions; world/answers/ecos_history.py)."""
+    m = call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="M", START_TIME="200801", END_TIME="200912",
+             ITEM_CODE1="0101000")
+    by = {r["TIME"]: r["DATA_VALUE"] for r in m.records}
+    assert m.ok and m.total_count == 24
+    assert by["200807"] == "5" and by["200808"] == "5.25" and by["200812"] == "3" and by["200902"] == "2"
+    across = call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="M", START_TIME="201906", END_TIME="202003",
+                  END=100)
+    assert [r["TIME"] for r in across.records] == ["201906", "201907", "201908", "201909", "201910", "201911", "201912",
+                                                  "202001", "202002", "202003"]  # stored and generated meet once
+    assert [r["DATA_VALUE"] for r in across.records][:2] == ["1.75", "1.5"]
+    d = call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="D", START_TIME="20080801", END_TIME="20080831", END=100)
+    assert d.total_count == 20 and {r["DATA_VALUE"] for r in d.records} == {"5", "5.25"}
+    assert "20080815" not in {r["TIME"] for r in d.records}  # 광복절
+    a = call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="A", START_TIME="1999", END_TIME="2021")
+    assert [r["TIME"] for r in a.records][0] == "1999" and len(a.records) == 23
+    assert call("ecos_StatisticSearch", STAT_CODE="722Y001", CYCLE="M", START_TIME="199801", END_TIME="199812").total_count == 0

@@ -72,3 +72,21 @@ def test_item_info_chain_to_prices(call):
     window = call("fsc_getStockPriceInfo", likeSrtnCd=code, beginBasDt=apply_transform("shift_day", latest, n=-30),
                   endBasDt=apply_transform("shift_day", latest, n=1), numOfRows=100)
     assert window.ok and window.records[0]["basDt"] == latest and window.total_count > 15
+
+
+def test_prices_over_years_meet_the_stored_window(call):
+    """Date filters before the stored six months are answered (world/answers/fsc_history.py)."""
+    jan23 = call("fsc_getStockPriceInfo", itmsNm="삼성전자", beginBasDt="20230101", endBasDt="20230201", numOfRows=100)
+    assert jan23.ok and 15 <= jan23.total_count <= 22 and {r["basDt"][:6] for r in jan23.records} == {"202301"}
+    assert "20230123" not in {r["basDt"] for r in jan23.records}  # 설날 연휴
+    one_day = call("fsc_getStockPriceInfo", basDt="20230131", numOfRows=1000)
+    assert one_day.total_count >= 100  # every item trades that day
+    same = next(r for r in one_day.records if r["itmsNm"] == "삼성전자")
+    assert same == next(r for r in jan23.records if r["basDt"] == "20230131")  # the same whichever window asks
+    assert call("fsc_getStockPriceInfo", itmsNm="삼성전자", likeBasDt="2021", numOfRows=400).total_count > 240
+    assert call("fsc_getStockPriceInfo", itmsNm="삼성전자", likeBasDt="2019", numOfRows=400).total_count == 0
+    # the generated path ends on the close before the first stored day: vs chains without a jump
+    span = call("fsc_getStockPriceInfo", itmsNm="삼성전자", beginBasDt="20250101", numOfRows=1000)
+    rows = sorted(span.records, key=lambda r: r["basDt"])
+    assert all(int(b["clpr"]) - int(b["vs"]) == int(a["clpr"]) for a, b in zip(rows, rows[1:]))
+    assert len({r["basDt"] for r in rows}) == len(rows)  # no day twice

@@ -88,3 +88,55 @@ def test_chain_locdate_to_year_month(call):
     d = rest.records[-1]["locdate"]
     again = call("kasi_getRestDeInfo", solYear=apply_transform("year", d), solMonth=apply_transform("month_2d", d))
     assert again.ok and d in [r["locdate"] for r in again.records]
+
+
+def test_accept_json_header_gets_the_real_json_envelope(raw_get):
+    """A client sending `Accept: application/json` and no _type gets JSON, quirks included (spec `sources`)."""
+    q = {**KEY, "solYear": "2026", "solMonth": "10"}
+    by_switch = raw_get(f"{BASE}/getRestDeInfo", {**q, "_type": "json"})
+    by_header = raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": "application/json"})
+    assert by_header.headers["content-type"].startswith("application/json")
+    assert by_header.json() == by_switch.json()
+    first = by_header.json()["response"]["body"]["items"]["item"][0]
+    assert isinstance(first["locdate"], int) and isinstance(first["seq"], int)
+    one = raw_get(f"{BASE}/getRestDeInfo", {**KEY, "solYear": "2026", "solMonth": "12"},
+                  headers={"Accept": "application/json, text/plain, */*"}).json()
+    assert isinstance(one["response"]["body"]["items"]["item"], dict)  # one record: an object
+    none = raw_get(f"{BASE}/getRestDeInfo", {**KEY, "solYear": "2026", "solMonth": "11"},
+                   headers={"Accept": "application/json"}).json()
+    assert none["response"]["body"]["items"] == ""
+    # XML stays the default for XML-first or generic Accept headers, and an explicit _type wins
+    for accept in ("*/*", "application/xml, application/json", "text/xml"):
+        r = raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": accept})
+        assert r.headers["content-type"].startswith("application/xml"), accept
+    r = raw_get(f"{BASE}/getRestDeInfo", {**q, "_type": "xml"}, headers={"Accept": "application/json"})
+    assert r.headers["content-type"].startswith("application/xml")
+    # the sandbox's answer memo tells the two formats apart
+    again = raw_get(f"{BASE}/getRestDeInfo", q)
+    assert again.headers["content-type"].startswith("application/xml")
+    assert raw_get(f"{BASE}/getRestDeInfo", q, headers={"Accept": "application/json"}).json() == by_switch.json()
+
+
+def test_holidays_and_solar_terms_from_2000_to_2030(call):
+    """Years outside the stored 2020-2027 are answered too (world/answers/kasi_history.py)."""
+    chuseok = call("kasi_getRestDeInfo", solYear="2019", solMonth="09")
+    assert [(r["dateName"], r["locdate"]) for r in chuseok.records] == [("추석", 20190912), ("추석", 20190913), ("추석", 20190914)]
+    assert all(isinstance(r["locdate"], int) for r in chuseok.records)  # numeric locdate kept
+    y2017 = call("kasi_getRestDeInfo", solYear="2017", solMonth="10", numOfRows=20)
+    assert [(r["dateName"], r["locdate"], r["seq"]) for r in y2017.records][:3] == [
+        ("임시공휴일", 20171002, 1), ("개천절", 20171003, 1), ("추석", 20171003, 2)]
+    assert call("kasi_getHoliDeInfo", solYear="2010", solMonth="07").records == [
+        {"dateKind": "01", "dateName": "제헌절", "isHoliday": "N", "locdate": 20100717, "seq": 1}]  # one item, an object on the wire
+    assert call("kasi_getRestDeInfo", solYear="2010", solMonth="07").total_count == 0
+    assert call("kasi_getRestDeInfo", solYear="2000", numOfRows=100).total_count >= 15
+    assert call("kasi_getRestDeInfo", solYear="2030", numOfRows=100).total_count >= 15
+    assert call("kasi_getRestDeInfo", solYear="1999", numOfRows=100).total_count == 0
+    assert call("kasi_getAnniversaryInfo", solYear="2015", numOfRows=100).total_count == 0  # anniversaries from 2022
+    for year in ("2000", "2013", "2029"):
+        terms = call("kasi_get24DivisionsInfo", solYear=year, numOfRows=30)
+        assert terms.total_count == 24 and terms.records[0]["dateName"] == "소한"
+        assert {r["dateName"] for r in terms.records} >= {"입춘", "하지", "동지"}
+    winter = call("kasi_get24DivisionsInfo", solYear="2013", solMonth="12").records
+    assert [r["dateName"] for r in winter] == ["대설", "동지"] and winter[1]["locdate"] == 20131222
+    # stored years still come from the world file, unchanged
+    assert call("kasi_getRestDeInfo", solYear="2026", solMonth="12").records[0]["locdate"] == 20261225

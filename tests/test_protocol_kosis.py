@@ -46,3 +46,23 @@ def test_sums_and_lists(call):
     nd = call("kosis_statisticsParameterData", orgId="101", tblId="DT_1B040A3", itmId="T20", objL1="11", prdSe="M",
               startPrdDe="201001", endPrdDe="201012")
     assert nd.ok and nd.result_code == "30" and nd.records == []
+
+
+def test_months_from_the_tables_real_start(call):
+    """DT_1B040A3 answers from 2011-01 (world/answers/kosis_history.py); sums hold as in stored months."""
+    r = call("kosis_statisticsParameterData", orgId="101", tblId="DT_1B040A3", itmId="T20+T21+T22+", objL1="00+11+11680",
+             prdSe="M", startPrdDe="201101", endPrdDe="201102")
+    assert r.ok and len(r.records) == 3 * 3 * 2
+    by = {(x["C1"], x["ITM_ID"], x["PRD_DE"]): int(x["DT"]) for x in r.records}
+    assert by[("11", "T20", "201101")] == by[("11", "T21", "201101")] + by[("11", "T22", "201101")]
+    assert 9_500_000 < by[("11", "T20", "201101")] < 11_000_000  # Seoul had more people then
+    assert 45_000_000 < by[("00", "T20", "201101")] < 56_000_000
+    gus = call("kosis_statisticsParameterData", orgId="101", tblId="DT_1B040A3", itmId="T20", objL1="11*", prdSe="M",
+               startPrdDe="201506", endPrdDe="201506")
+    vals = {x["C1"]: int(x["DT"]) for x in gus.records}
+    assert sum(v for c, v in vals.items() if len(c) == 5) == vals["11"]
+    across = call("kosis_statisticsParameterData", orgId="101", tblId="DT_1B040A3", itmId="T20", objL1="11", prdSe="M",
+                  startPrdDe="202211", endPrdDe="202302")
+    assert [x["PRD_DE"] for x in across.records] == ["202211", "202212", "202301", "202302"]
+    dec, jan = (int(x["DT"]) for x in across.records[1:3])
+    assert abs(dec - jan) / jan < 0.002  # the stored and earlier months meet smoothly

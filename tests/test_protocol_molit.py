@@ -29,8 +29,9 @@ def test_gateway_key_error_and_param_errors(raw_get):
 def test_no_data_is_000_with_zero_total(call):
     res = call("molit_getRTMSDataSvcAptTrade", LAWD_CD="99999", DEAL_YMD="202610")
     assert res.ok and res.result_code == "000" and res.total_count == 0 and res.records == []
-    old = call("molit_getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="201001")
-    assert old.ok and old.total_count == 0
+    for before_or_after in ("200512", "202701"):  # RTMS starts with 2006-01 contracts; no future months
+        res = call("molit_getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD=before_or_after)
+        assert res.ok and res.total_count == 0
 
 
 def test_paging_consistent_and_capped(raw_get):
@@ -85,3 +86,107 @@ def test_chain_trade_to_rent_and_trade_dong_to_airkorea(call):
     assert rent.ok and {r["umdNm"] for r in rent.records} & {r["umdNm"] for r in trade.records}
     tm = call("airkorea_getTMStdrCrdnt", umdName=trade.records[0]["umdNm"])
     assert tm.ok and tm.records
+
+
+# ---- every month the real service answers, and the RTMS family -------------------------------------
+
+DEV = "/1613000/RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev"
+DEV_FIELDS = ["sggCd", "umdCd", "landCd", "bonbun", "bubun", "roadNm", "roadNmSggCd", "roadNmCd", "roadNmSeq",
+              "roadNmbCd", "roadNmBonbun", "roadNmBubun", "umdNm", "aptNm", "jibun", "excluUseAr", "dealYear",
+              "dealMonth", "dealDay", "dealAmount", "floor", "buildYear", "aptSeq", "cdealType", "cdealDay",
+              "dealingGbn", "estateAgentSggNm", "rgstDate", "aptDong", "slerGbn", "buyerGbn", "landLeaseholdGbn"]
+
+
+def _month(call, tool, ym, lawd="11680"):
+    res = call(tool, LAWD_CD=lawd, DEAL_YMD=ym, numOfRows=1000)
+    assert res.ok and res.result_code == "000", res.error
+    return res
+
+
+def test_2019_05_gangnam_returns_a_realistic_month_of_trades(call):
+    res = _month(call, "molit_getRTMSDataSvcAptTrade", "201905")
+    assert 100 <= res.total_count <= 1000  # 강남구 closed a few hundred sales a month in 2019
+    assert {r["dealYear"] for r in res.records} == {"2019"} and {r["dealMonth"] for r in res.records} == {"5"}
+    assert all(int(r["buildYear"]) <= 2019 for r in res.records)  # nothing trades before it is built
+    prices = sorted(int(r["dealAmount"].replace(",", "")) for r in res.records)
+    assert 60_000 <= prices[len(prices) // 2] <= 300_000  # median 6-30억 in 2019 강남
+    assert all(r["dealingGbn"] is None for r in res.records)  # 거래유형 was only reported from 2021-11
+
+
+def test_202401_returns_rows_and_every_month_back_to_2006(call):
+    assert _month(call, "molit_getRTMSDataSvcAptTrade", "202401").total_count > 0
+    assert _month(call, "molit_getRTMSDataSvcAptTrade", "200601").total_count > 0
+    assert _month(call, "molit_getRTMSDataSvcAptTrade", "201905", lawd="26350").total_count > 0  # 부산 해운대구
+    assert _month(call, "molit_getRTMSDataSvcAptRent", "201101").total_count > 0
+    assert _month(call, "molit_getRTMSDataSvcAptRent", "201012").total_count == 0  # leases start 2011-01
+
+
+def test_a_generated_month_is_the_same_whatever_was_asked_before(world, catalog):
+    from kopa_bench.world.answers import rtms_history
+
+    op = catalog.get("molit_getRTMSDataSvcAptTrade").op
+    first = world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": "201905", "numOfRows": 1000, "pageNo": 1}, 0, 1000)
+    world.answer(op, {"LAWD_CD": "11650", "DEAL_YMD": "201905"}, 0, 10)
+    world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": "201904"}, 0, 10)
+    rtms_history._BUILDINGS.clear()
+    again = world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": "201905", "numOfRows": 1000, "pageNo": 1}, 0, 1000)
+    assert first == again and first[1] > 0
+    page = world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": "201905"}, 10, 10)
+    assert page[0] == first[0][10:20] and page[1] == first[1]
+
+
+def test_stored_window_and_generated_months_meet_without_overlap(world, catalog):
+    """Months the world file stores are answered from it alone; every other month is generated."""
+    from kopa_bench.world.answers import rtms_history
+
+    lo, hi = world.sql("SELECT min(deal_ymd) AS lo, max(deal_ymd) AS hi FROM molit_apt_trade")[0].values()
+    assert rtms_history.apt_trade(world, ("11680", lo)) is None and rtms_history.apt_trade(world, ("11680", hi)) is None
+    y, m = int(lo[:4]), int(lo[4:])
+    before = f"{y - (m == 1):04d}{(m - 2) % 12 + 1:02d}"
+    generated = rtms_history.apt_trade(world, ("11680", before))
+    assert generated is not None and generated.num_rows > 0
+    assert set(generated.column("deal_ymd").to_pylist()) == {before}
+    assert generated.schema == world.con.sql("SELECT * FROM molit_apt_trade LIMIT 0").to_arrow_table().schema
+    op = catalog.get("molit_getRTMSDataSvcAptTrade").op
+    stored = world.sql("SELECT count(*) AS n FROM molit_apt_trade WHERE sggCd = '11680' AND deal_ymd = $m", {"m": lo})[0]["n"]
+    assert world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": lo}, 0, None)[1] == stored
+    # complexes and their names are the stored window's
+    names = {r["aptNm"] for r in world.sql("SELECT aptNm FROM molit_complexes WHERE sggCd = '11680'")}
+    assert set(generated.column("aptNm").to_pylist()) <= names
+
+
+def test_dev_service_answers_in_its_real_envelope(raw_get, call):
+    for ym in ("202610", "201905"):
+        r = raw_get(DEV, {**KEY, "LAWD_CD": "11680", "DEAL_YMD": ym, "numOfRows": 50})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/xml;charset=UTF-8"
+        doc = xmltodict.parse(r.text)["response"]
+        assert doc["header"] == {"resultCode": "000", "resultMsg": "OK"}
+        body = doc["body"]
+        assert set(body) == {"items", "numOfRows", "pageNo", "totalCount"} and int(body["totalCount"]) > 0
+        item = body["items"]["item"][0]
+        assert list(item) == DEV_FIELDS  # the technical document's order
+        assert len(item["bonbun"]) == 4 and len(item["bubun"]) == 4 and len(item["roadNmBonbun"]) == 5
+        assert len(item["umdCd"]) == 5 and item["roadNm"]
+    simple = _month(call, "molit_getRTMSDataSvcAptTrade", "201905")
+    dev = _month(call, "molit_getRTMSDataSvcAptTradeDev", "201905")
+    keep = ("aptNm", "dealAmount", "dealDay", "excluUseAr", "floor")
+    assert [[r[k] for k in keep] for r in dev.records] == [[r[k] for k in keep] for r in simple.records]
+    gateway = xmltodict.parse(raw_get(DEV, {"LAWD_CD": "11680", "DEAL_YMD": "202610"}).text)  # no key
+    assert gateway["OpenAPI_ServiceResponse"]["cmmMsgHeader"]["returnReasonCode"] == "30"
+
+
+def test_officetel_and_row_house_services(raw_get, call):
+    offi = _month(call, "molit_getRTMSDataSvcOffiTrade", "201905")
+    assert offi.total_count > 0 and all(r["offiNm"] and r["sggNm"] == "강남구" for r in offi.records)
+    rent = _month(call, "molit_getRTMSDataSvcOffiRent", "202401")
+    assert rent.total_count > 0 and any(r["monthlyRent"] != "0" for r in rent.records)
+    rh = _month(call, "molit_getRTMSDataSvcRHTrade", "202610")
+    assert rh.total_count > 0 and {r["houseType"] for r in rh.records} <= {"연립", "다세대"}
+    assert all(float(r["landAr"]) > 0 and r["mhouseNm"] for r in rh.records)
+    for path in ("/1613000/RTMSDataSvcOffiTrade/getRTMSDataSvcOffiTrade", "/1613000/RTMSDataSvcOffiRent/getRTMSDataSvcOffiRent",
+                 "/1613000/RTMSDataSvcRHTrade/getRTMSDataSvcRHTrade"):
+        doc = xmltodict.parse(raw_get(path, {**KEY, "LAWD_CD": "11680", "DEAL_YMD": "202001"}).text)["response"]
+        assert doc["header"]["resultCode"] == "000" and int(doc["body"]["totalCount"]) > 0
+        r = raw_get(path, {**KEY, "LAWD_CD": "11680", "DEAL_YMD": "202013"})
+        assert xmltodict.parse(r.text)["response"]["header"]["resultCode"] == "10"
+    assert _month(call, "molit_getRTMSDataSvcOffiRent", "201012").total_count == 0

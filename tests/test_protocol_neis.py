@@ -134,3 +134,45 @@ def test_reference_chains(call):
             ev = next(e for e in call("neis_SchoolSchedule", **codes, AA_YMD="202612").records if e["SBTR_DD_SC_NM"] == "해당없음")
             r = call("neis_mealServiceDietInfo", **codes, MLSV_YMD=ev["AA_YMD"])
         assert r.ok and r.records, c
+
+
+# ---- whole school years from 2020 ------------------------------------------------------------------
+
+def _a_school(call, kind="중학교"):
+    res = call("neis_schoolInfo", ATPT_OFCDC_SC_CODE="B10", SCHUL_KND_SC_NM=kind, pSize=5)
+    s = res.records[0]
+    return {"ATPT_OFCDC_SC_CODE": s["ATPT_OFCDC_SC_CODE"], "SD_SCHUL_CODE": s["SD_SCHUL_CODE"]}
+
+
+def test_meals_of_may_2025_and_every_year_from_2020(call):
+    school = _a_school(call)
+    may = call("neis_mealServiceDietInfo", **school, MLSV_YMD="202505", pSize=100)
+    assert may.ok and may.total_count >= 15  # about 20 school days
+    assert {r["MLSV_YMD"][:6] for r in may.records} == {"202505"}
+    assert not [r for r in may.records if r["MLSV_YMD"] == "20250505"]  # 어린이날
+    for ym in ("202009", "202103", "202311", "202606"):
+        assert call("neis_mealServiceDietInfo", **school, MLSV_YMD=ym).total_count > 0, ym
+    assert call("neis_mealServiceDietInfo", **school, MLSV_YMD="201905").total_count == 0  # before 2020
+    # a date's menu is the same however it is asked for
+    day = may.records[3]
+    one = call("neis_mealServiceDietInfo", **school, MLSV_YMD=day["MLSV_YMD"])
+    ranged = call("neis_mealServiceDietInfo", **school, MLSV_FROM_YMD="20250301", MLSV_TO_YMD="20260228", pSize=1000)
+    assert one.records == [day] and day in ranged.records
+    assert ranged.total_count > 150  # a whole school year of lunches
+
+
+def test_schedule_and_timetable_of_past_years(call):
+    school = _a_school(call)
+    sched = call("neis_SchoolSchedule", **school, AA_YMD="2023", pSize=1000)
+    assert sched.ok and {r["AY"] for r in sched.records} == {"2022", "2023"}  # Jan-Feb 2023 belong to AY 2022
+    names = {r["EVENT_NM"] for r in sched.records if r["AY"] == "2023"}
+    assert {"입학식", "여름방학식", "1학기 중간고사"} <= names
+    by_range = call("neis_SchoolSchedule", **school, AA_FROM_YMD="20210301", AA_TO_YMD="20220228", pSize=1000)
+    assert by_range.total_count > 50 and {r["AY"] for r in by_range.records} == {"2021"}
+    sem1 = call("neis_misTimetable", **school, GRADE="1", CLASS_NM="1", TI_FROM_YMD="20240501", TI_TO_YMD="20240531", pSize=1000)
+    assert sem1.ok and sem1.total_count > 50 and {(r["AY"], r["SEM"]) for r in sem1.records} == {("2024", "1")}
+    sem2 = call("neis_misTimetable", **school, AY="2020", SEM="2", GRADE="1", CLASS_NM="1", pSize=10)
+    assert sem2.total_count > 100 and {r["SEM"] for r in sem2.records} == {"2"}
+    classes = call("neis_classInfo", **school, AY="2022")
+    assert classes.total_count > 0 and {r["AY"] for r in classes.records} == {"2022"}
+    assert call("neis_classInfo", **school, AY="2019").total_count == 0

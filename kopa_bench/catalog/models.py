@@ -31,6 +31,9 @@ class Param(BaseModel):
     example: Any = None
     default: Any = Field(None, description="value the client sends when the model omits it")
     enum: list[str] | None = None
+    enum_case_insensitive: bool = Field(
+        False, description="the platform matches the enum ignoring case (dataTerm=daily); the value is read as the listed spelling")
+    source: str | None = Field(None, description="where a quirk of this parameter is documented or observed")
     pattern: str | None = Field(None, description="regex a value must match (else the platform's parameter error)")
     minimum: float | None = None
     maximum: float | None = Field(None, description="hard upper bound; above it the platform errors")
@@ -67,10 +70,30 @@ class Param(BaseModel):
             raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
         return str(value)
 
+    def enum_spelling(self, value: Any) -> str | None:
+        """The listed enum value `value` names (ignoring case where the platform does), or None."""
+        if self.enum is None:
+            return None
+        text = str(value)
+        if text in self.enum:
+            return text
+        if self.enum_case_insensitive:
+            for option in self.enum:
+                if option.casefold() == text.casefold():
+                    return option
+        return None
+
+    def canonical(self, value: Any) -> Any:
+        """A checked value as the platform reads it: a case-insensitive enum value in its listed spelling."""
+        if self.enum_case_insensitive and isinstance(value, str):
+            return self.enum_spelling(value) or value
+        return value
+
     def check(self, value: Any) -> str | None:
         """Return a problem description for a coerced value, or None when it is acceptable."""
-        if self.enum is not None and str(value) not in self.enum:
-            return f"{self.name}={value!r} is not one of {self.enum}"
+        if self.enum is not None and self.enum_spelling(value) is None:
+            case = " (case-insensitive)" if self.enum_case_insensitive else ""
+            return f"{self.name}={value!r} is not one of {self.enum}{case}"
         if self.pattern is not None and not re.fullmatch(self.pattern, str(value)):
             return f"{self.name}={value!r} does not match the format {self.pattern}"
         if self.minimum is not None and isinstance(value, (int, float)) and value < self.minimum:
@@ -133,10 +156,15 @@ class Operation(BaseModel):
     fields: list[ItemField] = Field(default_factory=list)
     query: str | None = Field(None, description="DuckDB SQL over the world with $param placeholders")
     handler: str | None = Field(None, description="name of the Python answer computing the rows (kopa_bench.world.answers.HANDLERS)")
+    lazy_tables: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="entity tables of `query` generated per request for the keys the world file does not store "
+                    "(kopa_bench.world.answers.LAZY_TABLES): table -> the parameters that key it")
     list_key: str | None = Field(None, description="envelope key holding the rows, where the protocol needs one")
     single_item_object: bool = Field(False, description="JSON quirk: one record is an object, not a list")
     extra: dict[str, Any] = Field(default_factory=dict, description="protocol-specific settings")
     quirks: list[str] = Field(default_factory=list)
+    sources: dict[str, str] = Field(default_factory=dict, description="quirk or setting -> where it is documented or observed")
     # Set by the loader.
     service_id: str = ""
     platform_id: str = ""
@@ -148,6 +176,11 @@ class Operation(BaseModel):
         names = [p.name for p in self.params]
         if len(names) != len(set(names)):
             raise ValueError(f"operation {self.name}: duplicate parameter names {names}")
+        for table, keys in self.lazy_tables.items():
+            unknown = [k for k in keys if k not in names]
+            if unknown or not self.query:
+                raise ValueError(f"operation {self.name}: lazy table {table} needs `query` and keys among its "
+                                 f"parameters {names}; got {keys}")
         return self
 
     def param(self, name: str) -> Param | None:
@@ -177,7 +210,10 @@ class Service(BaseModel):
     json_supported: bool = True
     success_code: str = "00"
     success_msg: str = "NORMAL SERVICE."
+    accept_header_json: bool = Field(
+        False, description="JSON for a request whose Accept header asks for application/json and names no format")
     extra: dict[str, Any] = Field(default_factory=dict)
+    sources: dict[str, str] = Field(default_factory=dict, description="quirk or setting -> where it is documented or observed")
     operations: list[Operation]
 
     @field_validator("id")

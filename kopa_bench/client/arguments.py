@@ -57,6 +57,11 @@ def _enum(validator, enums, instance, schema):
         yield ValidationError(f"is not one of {enums}")
 
 
+def _enum_case_insensitive(validator, enums, instance, schema):
+    if str(instance).casefold() not in {e.casefold() for e in enums}:
+        yield ValidationError(f"is not one of {enums} (case-insensitive)")
+
+
 def _minimum(validator, bound, instance, schema):
     n = _as_number(instance)
     if n is not None and n < bound:
@@ -71,7 +76,8 @@ def _maximum(validator, bound, instance, schema):
 
 _Validator = validators.extend(
     Draft202012Validator,
-    validators={"pattern": _pattern, "enum": _enum, "minimum": _minimum, "maximum": _maximum},
+    validators={"pattern": _pattern, "enum": _enum, "enumCaseInsensitive": _enum_case_insensitive,
+                "minimum": _minimum, "maximum": _maximum},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many(
         {"integer": _integer, "number": _number, "string": _string}),
 )
@@ -94,6 +100,8 @@ def _build_validator(ref: ToolRef):
         for key in ("pattern", "minimum", "maximum"):
             if getattr(p, key) is not None:
                 props[p.name][key] = getattr(p, key)
+        if p.enum_case_insensitive and "enum" in props[p.name]:  # the platform ignores case (Param.enum_case_insensitive)
+            props[p.name]["enumCaseInsensitive"] = props[p.name].pop("enum")
     return _Validator({**schema, "properties": props, "additionalProperties": False})
 
 

@@ -90,7 +90,7 @@ def validate_params(op: Operation, raw: dict[str, Any], skip: set[str] = frozens
             return out, ParamProblem("invalid", p.name, problem)
         if p.cap is not None and isinstance(value, int) and value > p.cap:
             value = p.cap
-        out[p.name] = value
+        out[p.name] = p.canonical(value)
     return out, None
 
 

@@ -46,6 +46,14 @@ def _find_key(request: Request, ref: ToolRef) -> str | None:
     return None
 
 
+def _accepts_json(request: Request) -> bool:
+    """The Accept header prefers JSON: application/json listed before any XML type."""
+    accept = request.headers.get("accept", "").lower()
+    json_at = accept.find("application/json")
+    xml_at = min((i for i in (accept.find("application/xml"), accept.find("text/xml")) if i >= 0), default=-1)
+    return json_at >= 0 and (xml_at < 0 or json_at < xml_at)
+
+
 def _is_json(request: Request, ref: ToolRef) -> bool:
     svc = ref.service
     if not svc.json_supported or not svc.format_param:
@@ -53,7 +61,8 @@ def _is_json(request: Request, ref: ToolRef) -> bool:
     # the switch's name is case-sensitive on some services, its value never is
     value = request.query_params.get(svc.format_param)
     if value is None:
-        return svc.format_default == "json"
+        # services behind a content-negotiating gateway honour the Accept header instead
+        return svc.format_default == "json" or (svc.accept_header_json and _accepts_json(request))
     return wants_json(value, svc.format_json)
 
 

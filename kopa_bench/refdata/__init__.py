@@ -41,6 +41,7 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
         {"year": pa.int32(), "lat": pa.float64(), "lon": pa.float64()},
     ),
     "holidays": ("holidays.csv", {"date": pa.date32()}),
+    "kasi_holidays_history": ("kasi_holidays_history.csv", {"date": pa.date32()}),
     "seoul_subway_stations": ("seoul_subway_stations.csv", {}),
     "tago_city_codes": ("tago_city_codes.csv", {}),
     "tourapi_area_codes": ("tourapi_area_codes.csv", {}),

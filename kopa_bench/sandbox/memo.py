@@ -1,8 +1,8 @@
 """ResponseMemo: replay the rendered answer to a GET the sandbox has already answered.
 
 Without fault injection the sandbox is deterministic: the world is read-only and its clock is
-fixed, so an answer depends only on the method, the path, the query string and (odcloud) the
-Authorization header. Benchmark runs ask the same questions many times (the gold program, the
+fixed, so an answer depends only on the method, the path, the query string, (odcloud) the
+Authorization header and (services that negotiate the format) the Accept header. Benchmark runs ask the same questions many times (the gold program, the
 agent, the scorer's gold; EDGE probes; load tests), and rendering a large answer as XML or JSON
 costs more than finding it, so the bytes of each answer are kept (LRU, bounded in bytes).
 Server errors, streamed answers and requests with a body are never memoised.
@@ -52,17 +52,19 @@ class AnswerStore:
 
 
 def answer_key(scope) -> tuple | None:
-    """The memo key of an ASGI request (path, query string, Authorization), or None for a request
-    whose answer is not kept (not a GET, or a GET with a body)."""
+    """The memo key of an ASGI request (path, query string, Authorization, Accept), or None for a
+    request whose answer is not kept (not a GET, or a GET with a body)."""
     if scope["type"] != "http" or scope["method"] != "GET":
         return None
-    auth = b""
+    auth = accept = b""
     for name, value in scope.get("headers") or ():
         if name == b"content-length" and value not in (b"", b"0") or name == b"transfer-encoding":
             return None  # a GET with a body: not a plain question
         if name == b"authorization":
             auth = value
-    return scope["path"], scope.get("query_string", b""), auth
+        elif name == b"accept":
+            accept = value
+    return scope["path"], scope.get("query_string", b""), auth, accept
 
 
 class ResponseMemo:

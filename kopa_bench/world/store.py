@@ -57,9 +57,10 @@ class World:
     def close(self) -> None:
         self._con.close()
 
-    def sql(self, sql: str, params: dict[str, Any] | list | None = None) -> list[dict[str, Any]]:
-        """Run SQL and return rows as dicts (column names are the API's field names)."""
-        cur = self.con.execute(sql, params or {})
+    def sql(self, sql: str, params: dict[str, Any] | list | None = None, cur=None) -> list[dict[str, Any]]:
+        """Run SQL (on this thread's cursor unless given another) and return rows as dicts (column
+        names are the API's field names)."""
+        cur = (cur or self.con).execute(sql, params or {})
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row)) for row in cur.fetchall()]
 

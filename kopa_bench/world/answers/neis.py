@@ -2,8 +2,9 @@
 the world stays small while any school returned by schoolInfo has meals, a calendar, classes
 and a timetable:
 
-- calendar (SchoolSchedule): the school's AY-2026 calendar (neis_calendar.py);
-- meals (mealServiceDietInfo): every school day (중식; 석식/조식 at some high schools);
+- calendar (SchoolSchedule): the school's calendar of each academic year from 2020 (neis_calendar.py;
+  the current year where a request names no date);
+- meals (mealServiceDietInfo): every school day of those years (중식; 석식/조식 at some high schools);
 - classes (classInfo) and timetables (neis_timetable.py).
 """
 
@@ -15,7 +16,7 @@ import weakref
 from collections.abc import Sequence
 from datetime import timedelta
 
-from .neis_calendar import AY, school_calendar, school_days_between
+from .neis_calendar import AY, FIRST_AY, academic_years, school_calendar, school_days_between
 
 _SCHOOL_SQL = "SELECT * FROM neis_schools WHERE ATPT_OFCDC_SC_CODE = $a AND SD_SCHUL_CODE = $c"
 # per world: (office, school code) -> the school's row
@@ -80,23 +81,24 @@ def school_schedule(world, params) -> list[dict]:
         return []
     if params.get("SCHUL_CRSE_SC_NM") not in (None, course_name(s)):
         return []
-    events, *_ = school_calendar(s)
     ok = date_filter(params, "AA_YMD", "AA_FROM_YMD", "AA_TO_YMD")
     head = school_head(s)
     six = s["_kind"] in ("els", "sps")
     out = []
-    for d, nm, sbtr, grades in events:
+    for ay, (d, nm, sbtr, grades) in ((ay, e) for ay in academic_years(
+            params.get("AA_YMD"), params.get("AA_FROM_YMD"), params.get("AA_TO_YMD"), params.get("AY"))
+            for e in school_calendar(s, ay)[0]):
         ymd = d.strftime("%Y%m%d")
         if not ok(ymd):
             continue
         flags = ["Y" if g in grades else "N" for g in range(1, 7)]
         if not six:
             flags[3:] = ["*", "*", "*"]
-        out.append({**head, "AY": str(AY), "DGHT_CRSE_SC_NM": "주간", "SCHUL_CRSE_SC_NM": course_name(s),
+        out.append({**head, "AY": str(ay), "DGHT_CRSE_SC_NM": "주간", "SCHUL_CRSE_SC_NM": course_name(s),
                     "SBTR_DD_SC_NM": sbtr, "AA_YMD": ymd, "EVENT_NM": nm, "EVENT_CNTNT": "",
                     "ONE_GRADE_EVENT_YN": flags[0], "TW_GRADE_EVENT_YN": flags[1], "THREE_GRADE_EVENT_YN": flags[2],
                     "FR_GRADE_EVENT_YN": flags[3], "FIV_GRADE_EVENT_YN": flags[4], "SIX_GRADE_EVENT_YN": flags[5],
-                    "LOAD_DTM": "20260302"})
+                    "LOAD_DTM": f"{ay}0302"})
     return out
 
 
@@ -154,7 +156,6 @@ def meals(world, params) -> Sequence[dict]:
     s = school_row(world, params)
     if s is None:
         return []
-    events, off, first, _, last = school_calendar(s)
     ok = date_filter(params, "MLSV_YMD", "MLSV_FROM_YMD", "MLSV_TO_YMD")
     want = params.get("MMEAL_SC_CODE")
     kind = s["_kind"]
@@ -168,7 +169,11 @@ def meals(world, params) -> Sequence[dict]:
     base_kcal = {"els": 620, "mis": 760, "his": 850, "sps": 600}[kind]
     head = school_head(s)
     keys = []
-    for d in school_days_between(first, last, off):
+    days = []
+    for ay in academic_years(params.get("MLSV_YMD"), params.get("MLSV_FROM_YMD"), params.get("MLSV_TO_YMD")):
+        _, off, first, _, last = school_calendar(s, ay)
+        days += school_days_between(first, last, off)
+    for d in days:
         ymd = d.strftime("%Y%m%d")
         if not ok(ymd):
             continue
@@ -207,7 +212,8 @@ def class_counts(s: dict) -> list[int]:
 
 def class_info(world, params) -> list[dict]:
     s = school_row(world, params)
-    if s is None or params.get("AY") not in (None, str(AY)):
+    ay = str(params.get("AY") or AY)
+    if s is None or not (ay.isdigit() and FIRST_AY <= int(ay) <= AY):
         return []
     kind = s["_kind"]
     filt = {k: params.get(k) for k in ("GRADE", "DGHT_CRSE_SC_NM", "SCHUL_CRSE_SC_NM", "ORD_SC_NM", "DDDEP_NM")}
@@ -215,12 +221,12 @@ def class_info(world, params) -> list[dict]:
     out = []
     for g, n in enumerate(class_counts(s), start=1):
         for c in range(1, n + 1):
-            row = {**head, "AY": str(AY), "GRADE": str(g),
+            row = {**head, "AY": ay, "GRADE": str(g),
                    "DGHT_CRSE_SC_NM": "주간" if kind in ("mis", "his") else None,
                    "SCHUL_CRSE_SC_NM": course_name(s),
                    "ORD_SC_NM": s["HS_GNRL_BUSNS_SC_NM"] if kind == "his" else None,
                    "DDDEP_NM": s["_dddep"] if kind == "his" else None,
-                   "CLASS_NM": str(c), "LOAD_DTM": "20260302"}
+                   "CLASS_NM": str(c), "LOAD_DTM": f"{ay}0302"}
             if all(v is None or str(row.get(k)) == str(v) for k, v in filt.items()):
                 out.append(row)
     return out

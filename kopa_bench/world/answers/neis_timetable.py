@@ -1,15 +1,16 @@
-"""NEIS timetables (els/mis/his/spsTimetable): school days of the 2nd semester (개학식..방학식),
-a weekly pattern per class drawn from the school's seed; each dataset only has schools of its kind."""
+"""NEIS timetables (els/mis/his/spsTimetable): school days of each academic year from 2020, a
+weekly pattern per class drawn from the school's seed; each dataset only has schools of its kind.
+A request naming no year, semester or date gets the current year's 2nd semester (개학식..방학식)."""
 
 from __future__ import annotations
 
 import functools
 import random
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from .neis import class_counts, course_name, date_filter, school_head, school_row
-from .neis_calendar import AY, school_calendar, school_days_between
+from .neis_calendar import academic_years, school_calendar, school_days_between
 
 SUBJECTS = {
     ("els", 1): [("국어", 7), ("수학", 4), ("바른 생활", 2), ("슬기로운 생활", 3), ("즐거운 생활", 5), ("창의적 체험활동", 2)],
@@ -64,11 +65,12 @@ class _TimetableRows(Sequence):
     returns one page of them plus the total. len() is counted from the weekly plans and a
     slice builds only its own dicts, in exactly the order and form a full list would have."""
 
-    def __init__(self, head: dict, extra: dict, days: list[date], blocks: list[tuple[int, int, list[list[tuple[int, str]]]]]):
+    def __init__(self, head: dict, extra: dict, days: list[tuple[date, int, int]],
+                 blocks: list[tuple[int, int, list[list[tuple[int, str]]]]]):
         self._head, self._extra, self._blocks = head, extra, blocks
-        self._days = [(d.weekday(), d.strftime("%Y%m%d")) for d in days]
+        self._days = [(d.weekday(), d.strftime("%Y%m%d"), str(ay), str(sem)) for d, ay, sem in days]
         per_wd = [0] * 5
-        for wd, _ in self._days:
+        for wd, *_ in self._days:
             per_wd[wd] += 1
         # rows per (grade, class) block: its periods on each weekday times the days with that weekday
         self._sizes = [sum(per_wd[wd] * len(plan[wd]) for wd in range(5)) for _, _, plan in blocks]
@@ -77,8 +79,8 @@ class _TimetableRows(Sequence):
     def __len__(self) -> int:
         return self._len
 
-    def _row(self, g: int, c: int, ymd: str, p: int, subject: str) -> dict:
-        return {**self._head, "AY": str(AY), "SEM": "2", "ALL_TI_YMD": ymd, **self._extra, "GRADE": str(g),
+    def _row(self, g: int, c: int, ymd: str, ay: str, sem: str, p: int, subject: str) -> dict:
+        return {**self._head, "AY": ay, "SEM": sem, "ALL_TI_YMD": ymd, **self._extra, "GRADE": str(g),
                 "CLASS_NM": str(c), "PERIO": str(p), "ITRT_CNTNT": subject, "LOAD_DTM": ymd}
 
     def _rows(self, start: int, stop: int) -> list[dict]:
@@ -89,7 +91,7 @@ class _TimetableRows(Sequence):
             if pos + size <= start:
                 pos += size  # the whole block lies before the slice
                 continue
-            for wd, ymd in self._days:
+            for wd, ymd, ay, sem in self._days:
                 periods = plan[wd]
                 if pos >= stop:
                     break
@@ -98,7 +100,7 @@ class _TimetableRows(Sequence):
                     continue
                 for p, subject in periods:
                     if start <= pos < stop:
-                        out.append(self._row(g, c, ymd, p, subject))
+                        out.append(self._row(g, c, ymd, ay, sem, p, subject))
                     pos += 1
         return out
 
@@ -133,16 +135,22 @@ def _timetable(world, params, kind: str) -> Sequence[dict]:
     s = school_row(world, params)
     if s is None or s["_kind"] != kind:
         return []
-    if params.get("AY") not in (None, str(AY)) or params.get("SEM") not in (None, "2"):
+    sem_want = params.get("SEM")
+    if sem_want not in (None, "1", "2"):
         return []
     for k, want in (("DGHT_CRSE_SC_NM", "주간"), ("ORD_SC_NM", s["HS_GNRL_BUSNS_SC_NM"]), ("DDDEP_NM", s["_dddep"])):
         if params.get(k) is not None and params.get(k) != want:
             return []
     if params.get("CLRM_NM") is not None:
         return []
-    _, off, _, sem2, last = school_calendar(s)
     ok = date_filter(params, "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD")
-    days = [d for d in school_days_between(sem2, last, off) if ok(d.strftime("%Y%m%d"))]
+    named = any(params.get(k) for k in ("AY", "SEM", "ALL_TI_YMD", "TI_FROM_YMD", "TI_TO_YMD"))
+    days = []
+    for ay in academic_years(params.get("ALL_TI_YMD"), params.get("TI_FROM_YMD"), params.get("TI_TO_YMD"), params.get("AY")):
+        _, off, first, sem2, last = school_calendar(s, ay)
+        sems = [("2", sem2, last)] if not named else [("1", first, sem2 - timedelta(days=1)), ("2", sem2, last)]
+        days += [(d, ay, sem) for sem, a, b in sems if sem_want in (None, sem)
+                 for d in school_days_between(a, b, off) if ok(d.strftime("%Y%m%d"))]
     if not days:
         return []
     g_want, c_want, p_want = params.get("GRADE"), params.get("CLASS_NM"), params.get("PERIO")

@@ -41,9 +41,10 @@ def _jd(dt: datetime) -> float:  # dt in UTC (naive)
     return dt.timestamp() / 86400.0 + 2440587.5 if dt.tzinfo else (dt - datetime(1970, 1, 1)).total_seconds() / 86400.0 + 2440587.5
 
 
-def _solar_terms() -> list[dict]:
+def solar_terms(years=YEARS) -> list[dict]:
+    """The 24 solar terms of `years`: {date, dateName, kst HHMM, sunLongitude}, in time order."""
     rows = []
-    for year in YEARS:
+    for year in years:
         start = datetime(year, 1, 1) - timedelta(hours=9)  # KST midnight in UTC
         jd0 = _jd(start)
         lon_prev = _sun_longitude(jd0)
@@ -87,7 +88,7 @@ def generate(ctx) -> dict:
             "category": r["category"],
         })
     terms = []
-    for t in _solar_terms():
+    for t in solar_terms():
         d = t["date"]
         seq = by_date.get(d, 0) + 1
         terms.append({"dateKind": "03", "dateName": t["dateName"], "isHoliday": "N", "kst": t["kst"],
