@@ -45,6 +45,9 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "tago_city_codes": ("tago_city_codes.csv", {}),
     "tourapi_area_codes": ("tourapi_area_codes.csv", {}),
     "neis_offices": ("neis_offices.csv", {}),
+    "schools": ("schools.csv.gz", {"lat": pa.float64(), "lon": pa.float64()}),
+    "assembly22_members": ("assembly22_members.csv.gz", {}),
+    "assembly22_bills": ("assembly22_bills.csv.gz", {}),
 }
 
 #: Valid table names, in a stable order.

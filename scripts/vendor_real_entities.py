@@ -1,0 +1,77 @@
+"""Vendor the real static entities of issue 22 into kopa_bench/refdata/ (run by hand, never at run time).
+
+Reads the collected public datasets (their PROVENANCE notes name repository, commit and data
+date) and writes compact, gzipped UTF-8 CSVs with only the columns the world generators use.
+Usage: python scripts/vendor_real_entities.py /path/to/reference/data/real
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[1] / "kopa_bench" / "refdata"
+
+
+def write_gz(name: str, header: list[str], rows: list[list]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    data = buf.getvalue().encode("utf-8")
+    # mtime=0 and no file name: the same rows give the same bytes
+    (OUT / name).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    print(f"{name}: {len(rows)} rows, {len(data)} -> {(OUT / name).stat().st_size} bytes")
+
+
+# The world's legal-dong table predates 화성시's 2026 구 (만세/효행/병점/동탄): addresses drop the 구
+# so every school joins its legal dong, as addresses did before the split.
+HWASEONG_GU = re.compile(r"화성시 (만세구|효행구|병점구|동탄구) ")
+
+
+# one source row splits a road name ("옥계신당로 9길"); road names have no spaces
+SPLIT_ROAD = re.compile(r"(\S(?:로|길)) (\d+(?:번)?(?:가)?길) ")
+
+
+def clean_addr(addr: str) -> str:
+    return SPLIT_ROAD.sub(r"\1\2 ", HWASEONG_GU.sub("화성시 ", " ".join(addr.split())))
+
+
+def schools(real: Path) -> None:
+    src = real / "schools_location_standard" / "2026-03-20_utf8.csv"
+    rows = []
+    with src.open(encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            rows.append([r["학교ID"], r["학교명"], r["학교급구분"], r["설립일자"], r["설립형태"], r["본교분교구분"],
+                         clean_addr(r["소재지지번주소"]), clean_addr(r["소재지도로명주소"]), r["시도교육청코드"], r["시도교육청명"],
+                         r["교육지원청명"], f"{float(r['위도']):.6f}", f"{float(r['경도']):.6f}"])
+    rows.sort(key=lambda x: x[0])
+    write_gz("schools.csv.gz", ["school_id", "name", "kind", "fond_date", "fond_type", "branch", "jibun_addr",
+                                "road_addr", "office_code", "office_name", "ju_name", "lat", "lon"], rows)
+
+
+def assembly(real: Path) -> None:
+    base = real / "assembly22_members"
+    with (base / "members_22nd_2025-03-23.csv").open(encoding="utf-8") as f:
+        members = [[r["name"], r["hanja_name"], r["eng_name"], r["birth_date"], r["birth_gbn"], r["position"], r["party"],
+                    r["district"], r["committee"], r["committees"], r["reele_gbn"], r["units"]] for r in csv.DictReader(f)]
+    write_gz("assembly22_members.csv.gz", ["name", "hanja_name", "eng_name", "birth_date", "birth_gbn", "position", "party",
+                                           "district", "committee", "committees", "reele_gbn", "units"], members)
+    with (base / "bills_processed_2024-07_2025-03.csv").open(encoding="utf-8") as f:
+        bills = [[r[k] for k in ("bill_id", "bill_no", "title", "bill_kind", "proposer", "rep_proposer", "committee",
+                                 "proposal_date", "status", "vote_date")] for r in csv.DictReader(f)]
+    bills.sort(key=lambda b: b[1])
+    write_gz("assembly22_bills.csv.gz", ["bill_id", "bill_no", "title", "bill_kind", "proposer", "rep_proposer", "committee",
+                                         "proposal_date", "status", "vote_date"], bills)
+
+
+STEPS = {"schools": schools, "assembly": assembly}
+
+if __name__ == "__main__":
+    real = Path(sys.argv[1])
+    for step in sys.argv[2:] or list(STEPS):
+        STEPS[step](real)
