@@ -65,7 +65,7 @@ def test_jongno_has_one_member_kwak_sang_eon(call):
 def test_members_constituencies_and_parties_are_the_real_22nd_assembly(world):
     members = world.sql("SELECT HG_NM, POLY_NM, ORIG_NM, ELECT_GBN_NM FROM asm_members")
     real = load_table("assembly22_members").to_pylist()
-    assert sorted((m["HG_NM"], m["ORIG_NM"]) for m in members) == sorted((r["name"], r["district"]) for r in real)
+    assert sorted((m["HG_NM"], m["ORIG_NM"]) for m in members) == sorted((r["name"], r["district"].strip()) for r in real)
     districts = {m["ORIG_NM"] for m in members if m["ELECT_GBN_NM"] == "지역구"}
     assert len(districts) == 254 and sum(m["ELECT_GBN_NM"] == "비례대표" for m in members) == 46
     parties = {}
@@ -91,3 +91,63 @@ def test_real_bills_keep_their_number_sponsor_and_result(call, world):
     assert all(tallies.get(no) == status for no, status in real.items())
     nos = [x["BILL_NO"] for x in world.sql("SELECT BILL_NO FROM asm_bills")]
     assert len(nos) == len(set(nos)) and len(nos) > 3000
+
+
+# one geography ------------------------------------------------------------------------------
+from kopa_bench.geo import haversine_km, latlon_to_kma_grid, tm_to_wgs84, utmk_to_wgs84, wgs84_to_tm  # noqa: E402
+
+# real buildings: (road address, legal dong, its KMA 행정동, real lat, lon)
+PLACES = [
+    ("서울특별시 중구 세종대로 110", "태평로1가", "소공동", 37.566680, 126.978415),  # 서울특별시청
+    ("서울특별시 종로구 세종대로 209", "세종로", "사직동", 37.575147, 126.975329),  # 정부서울청사
+    ("서울특별시 강남구 학동로 426", "삼성동", "삼성2동", 37.517236, 127.047325),  # 강남구청
+    ("서울특별시 영등포구 의사당대로 1", "여의도동", "여의동", 37.531878, 126.914011),  # 국회의사당
+    ("서울특별시 종로구 혜화로 63", "명륜1가", "혜화동", 37.591548, 126.998436),  # 서울과학고등학교
+]
+BUILDING_M = 30  # juso and vworld give the building's own point
+DONG_M = 2500  # AirKorea's TM centre is its legal dong's point; 여의도동 spans 4 km
+
+
+def _tm_centre(call, umd: str, sgg: str) -> tuple[float, float]:
+    tm = call("airkorea_getTMStdrCrdnt", umdName=umd, numOfRows=100)
+    row = next(r for r in tm.records if r["sggName"] == sgg)
+    return float(row["tmX"]), float(row["tmY"])
+
+
+def test_every_locating_tool_puts_a_place_where_it_is(call):
+    for addr, umd, admin_dong, lat, lon in PLACES:
+        found = call("juso_addrLinkApi", keyword=addr)
+        j = next(r for r in found.records if r["roadAddrPart1"] == addr)
+        c = call("juso_addrCoordApi", **{k: j[k] for k in ("admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno")})
+        jlat, jlon = utmk_to_wgs84(c.records[0]["entX"], c.records[0]["entY"])
+        assert haversine_km(jlat, jlon, lat, lon) * 1000 < BUILDING_M, ("juso", addr)
+        v = call("vworld_getcoord", address=addr, type="ROAD").records[0]
+        vlon, vlat = float(v["x"]), float(v["y"])
+        assert haversine_km(vlat, vlon, lat, lon) * 1000 < BUILDING_M, ("vworld", addr)
+        tx, ty = _tm_centre(call, umd, j["sggNm"])
+        tlat, tlon = tm_to_wgs84(tx, ty)
+        assert haversine_km(tlat, tlon, lat, lon) * 1000 < DONG_M, ("airkorea TM", addr)
+        # KMA's grid cell of the building is its administrative dong's cell (5 km cells; ±1 at an edge)
+        grid = next(g for g in load_table("kma_grid").to_pylist() if g["level3_eupmyeondong"] == admin_dong
+                    and g["level2_sigungu"] == j["sggNm"])
+        nx, ny = latlon_to_kma_grid(vlat, vlon)
+        assert abs(nx - grid["nx"]) <= 1 and abs(ny - grid["ny"]) <= 1, ("kma grid", addr)
+
+
+def test_city_hall_nearest_air_station_is_jung_gu(call):
+    tx, ty = _tm_centre(call, "태평로1가", "중구")
+    near = call("airkorea_getNearbyMsrstnList", tmX=tx, tmY=ty)
+    assert near.ok and near.records[0]["stationName"] == "중구"
+
+
+def test_tourapi_landmark_points_agree_with_the_map(call):
+    r = call("tourapi_searchKeyword2", keyword="경복궁")
+    item = next(i for i in r.records if i["title"] == "경복궁")
+    lat, lon = float(item["mapy"]), float(item["mapx"])
+    assert haversine_km(lat, lon, 37.579617, 126.977041) < 0.3  # 경복궁 (사직로 161) as published
+    assert item["areacode"] == "1" and item["sigungucode"] == "23"  # 서울 종로구
+    # its KMA cell is 종로구's (60, 127), and its TM point's nearest stations are the real neighbours
+    assert latlon_to_kma_grid(lat, lon) == (60, 127)
+    tx, ty = wgs84_to_tm(lat, lon)
+    near = call("airkorea_getNearbyMsrstnList", tmX=f"{tx:.6f}", tmY=f"{ty:.6f}")
+    assert {r["stationName"] for r in near.records[:2]} <= {"중구", "종로구", "종로"}
