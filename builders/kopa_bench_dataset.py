@@ -19,7 +19,7 @@ from kopa_bench.tasks.task_schema import Task
 from .card import render_card
 from .parquet_io import dumps, folder_hash, folder_manifest, write_parquet
 
-DATASET_VERSION = "1.0.0"
+DATASET_VERSION = "1.1.0"
 
 TASK_SCHEMA = pa.schema([
     ("id", pa.string()), ("version", pa.string()), ("dataset_version", pa.string()), ("split", pa.string()),

@@ -55,6 +55,8 @@ REWRITES: dict[str, list[tuple[str, str]]] = {
                                ("Electricity Business Act", "Criminal Procedure Act"), ("Seodaemun-byeong", "Seodaemun-eul")],
     "kopa-dev-politics-004": [("마포구 갑·을·병 의원들", "서울 마포구 갑·을이랑 서대문구갑 의원들"), ("서울 마포구병", "서울 서대문구갑"),
                               ("the three Mapo-gu members", "the Mapo-gu A/B and Seodaemun-gu A members")],
+    # bus stops sit on the real-point legal-dong map now; 청주's terminal has no low-floor bus due at the clock
+    "kopa-test-traffic-007": [("청주", "충주"), ("Cheongju", "Chungju")],
     "kopa-dev-politics-005": [("부산 연제구", "경기 안양시동안구을"), ("Busan Yeonje", "Anyang Dongan-eul")],
 }
 

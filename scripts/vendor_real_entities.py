@@ -69,7 +69,46 @@ def assembly(real: Path) -> None:
                                          "proposal_date", "status", "vote_date"], bills)
 
 
-STEPS = {"schools": schools, "assembly": assembly}
+def bikes(real: Path) -> None:
+    """따릉이 stations (2023-06 list: number, name, 구, coordinates, racks) with their bikeList ST-id:
+    the id the list's PROVENANCE joined by exact coordinates, else the nearest master row within 50 m
+    that no other station took; stations left without one are not vendored."""
+    base = real / "seoul_bike_stations"
+    with (base / "bike_stations_2023-06_normalized.csv").open(encoding="utf-8") as f:
+        stations = [r for r in csv.DictReader(f) if r["lat"] and float(r["lat"]) > 30]
+    with (base / "bike_station_master_OA-21235_utf8.csv").open(encoding="utf-8") as f:
+        master = [(r["대여소_ID"], float(r["위도"]), float(r["경도"])) for r in csv.DictReader(f) if float(r["위도"]) > 30]
+    taken = {r["stationId_joined"] for r in stations if r["stationId_joined"]}
+    rows = []
+    for r in sorted(stations, key=lambda r: int(r["stationNo"])):
+        sid = r["stationId_joined"]
+        lat, lon = float(r["lat"]), float(r["lon"])
+        if not sid:
+            near = [(((mlat - lat) * 111_000) ** 2 + ((mlon - lon) * 88_400) ** 2, mid) for mid, mlat, mlon in master
+                    if mid not in taken]
+            d2, mid = min(near)
+            if d2 > 50 ** 2:
+                continue
+            sid = mid
+            taken.add(mid)
+        rows.append([r["stationNo"], sid, " ".join(r["name"].split()), r["gu"], f"{lat:.8f}", f"{lon:.8f}", r["racks_total"]])
+    write_gz("seoul_bike_stations.csv.gz", ["station_no", "station_id", "name", "gu", "lat", "lon", "racks"], rows)
+
+
+def subway_codes(real: Path) -> None:
+    """서울교통공사 station codes (전철역코드 = STATION_CD, 외부코드 = FR_CODE) and English names per line."""
+    with (real / "seoul_subway" / "seoul_metro_stations_by_line.csv").open(encoding="utf-8") as f:
+        rows = [[r["호선"], r["전철역명"], r["전철역코드"], r["외부코드"], r["전철명명(영문)"]] for r in csv.DictReader(f)]
+    rows.sort(key=lambda r: (r[0], r[2]))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["line_num", "station_nm", "station_cd", "fr_code", "station_nm_eng"])
+    w.writerows(rows)
+    (OUT / "seoul_subway_codes.csv").write_text(buf.getvalue(), encoding="utf-8")
+    print(f"seoul_subway_codes.csv: {len(rows)} rows")
+
+
+STEPS = {"schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
 
 if __name__ == "__main__":
     real = Path(sys.argv[1])

@@ -151,3 +151,40 @@ def test_tourapi_landmark_points_agree_with_the_map(call):
     tx, ty = wgs84_to_tm(lat, lon)
     near = call("airkorea_getNearbyMsrstnList", tmX=f"{tx:.6f}", tmY=f"{ty:.6f}")
     assert {r["stationName"] for r in near.records[:2]} <= {"중구", "종로구", "종로"}
+
+
+# 따릉이 and the subway ----------------------------------------------------------------------
+GANGNAM_STATION = (37.497942, 127.027621)  # 강남역 (2호선 222), 강남대로 지하 396
+
+
+def test_bike_stations_are_real_and_gangnam_station_has_some_within_300_m(call):
+    rows = []
+    for start in (1, 1001, 2001):
+        r = call("seoul_bikeList", START_INDEX=start, END_INDEX=start + 999)
+        rows += r.records
+    assert len(rows) == load_table("seoul_bike_stations").num_rows > 2_700
+    ids = [x["stationId"] for x in rows]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"ST-\d+", i) for i in ids)
+    first = next(x for x in rows if x["stationId"] == "ST-117")  # real: 301 경복궁역 7번출구 앞, 40 racks
+    assert first["stationName"] == "301. 경복궁역 7번출구 앞" and first["rackTotCnt"] == "40"
+    near = [x for x in rows if haversine_km(float(x["stationLatitude"]), float(x["stationLongitude"]), *GANGNAM_STATION) < 0.3]
+    assert len(near) >= 2
+
+
+def test_subway_codes_are_real_and_line_2_inner_loop_runs_clockwise(call):
+    st = call("seoul_SearchInfoBySubwayNameService", STATION_NM="강남").records
+    line2 = next(s for s in st if s["LINE_NUM"] == "02호선")
+    assert (line2["STATION_CD"], line2["FR_CODE"]) == ("0222", "222")
+    city_hall = next(s for s in call("seoul_SearchInfoBySubwayNameService", STATION_NM="시청").records if s["LINE_NUM"] == "02호선")
+    assert (city_hall["STATION_CD"], city_hall["FR_CODE"]) == ("0201", "201")
+    # 내선순환 = clockwise = ascending codes: at 강남 (222) the next 내선 stop is 교대 (223), the next 외선 stop 역삼 (221)
+    rt = [x for x in call("seoul_subway_realtimeStationArrival", statnNm="강남").records if x["subwayId"] == "1002"]
+    inner = {x["trainLineNm"].split(" - ")[1] for x in rt if x["updnLine"] == "내선"}
+    outer = {x["trainLineNm"].split(" - ")[1] for x in rt if x["updnLine"] == "외선"}
+    assert inner == {"교대방면"} and outer == {"역삼방면"}
+    # the timetable agrees: 내선 (INOUT_TAG 1) trains at 강남 come from 시청's side
+    tt = call("seoul_SearchSTNTimeTableByIDService", STATION_CD="0222", WEEK_TAG="1", INOUT_TAG="1", END_INDEX=5).records
+    assert tt and tt[0]["SUBWAYSNAME"] == "시청"
+    # the branches are lines of their own: 용답 (211-1) follows 성수, not 충정로
+    yd = [x for x in call("seoul_subway_realtimeStationArrival", statnNm="용답").records if x["subwayId"] == "1002"]
+    assert yd and "충정로" not in {x["trainLineNm"].split(" - ")[1] for x in yd}

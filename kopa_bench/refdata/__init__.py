@@ -48,6 +48,8 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "schools": ("schools.csv.gz", {"lat": pa.float64(), "lon": pa.float64()}),
     "assembly22_members": ("assembly22_members.csv.gz", {}),
     "assembly22_bills": ("assembly22_bills.csv.gz", {}),
+    "seoul_bike_stations": ("seoul_bike_stations.csv.gz", {}),
+    "seoul_subway_codes": ("seoul_subway_codes.csv", {}),
 }
 
 #: Valid table names, in a stable order.

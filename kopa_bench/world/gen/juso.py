@@ -5,7 +5,10 @@ roads like 세종대로, 테헤란로 where they are, generated `<dong stem>로/
 building numbers, a legal-dong admCd (the real 10-digit code of the dong), a 12-digit
 rnMgtSn (시군구 code + 7-digit road serial), a 25-digit bdMgtSn, zip codes in the sido's real
 range, and public buildings (시청/구청/군청 per district, a 행정복지센터 per dong, schools,
-apartments), plus every NEIS school at its ORG_RDNMA address. Entrance coordinates are stored as WGS84 and UTM-K (EPSG:5179, juso entX/entY).
+apartments), plus every NEIS school at its real road address (ORG_RDNMA) and real coordinates,
+and the public buildings of `_landmarks` (서울특별시청, 세종대로 110 ...) at their real positions; the
+other buildings sit near their legal dong's point. Entrance coordinates are stored as WGS84
+and UTM-K (EPSG:5179, juso entX/entY).
 """
 
 from __future__ import annotations
