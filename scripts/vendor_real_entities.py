@@ -108,7 +108,21 @@ def subway_codes(real: Path) -> None:
     print(f"seoul_subway_codes.csv: {len(rows)} rows")
 
 
-STEPS = {"schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
+def statutes(real: Path) -> None:
+    """Article texts (부칙 excluded) of the 20 statutes and their decrees, one row per article."""
+    import json
+
+    docs = json.loads((real / "statutes_kr" / "statutes_articles.json").read_text("utf-8"))
+    rows = []
+    for d in sorted(docs, key=lambda d: d["법령명"]):
+        ministry = ",".join(d["소관부처"]) if isinstance(d["소관부처"], list) else d["소관부처"]
+        for a in d["조문"]:
+            rows.append([d["법령명"], d["법령구분"], ministry, d["시행일자"], a["조문번호"], a["조문제목"] or "",
+                         a["조문내용"].replace("\\.", ".").replace("**", "")])  # markdown escapes and bold off
+    write_gz("statute_articles.csv.gz", ["law_name", "kind", "ministry", "effective", "article_no", "title", "text"], rows)
+
+
+STEPS = {"statutes": statutes, "schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
 
 if __name__ == "__main__":
     real = Path(sys.argv[1])

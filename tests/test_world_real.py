@@ -188,3 +188,12 @@ def test_subway_codes_are_real_and_line_2_inner_loop_runs_clockwise(call):
     # the branches are lines of their own: 용답 (211-1) follows 성수, not 충정로
     yd = [x for x in call("seoul_subway_realtimeStationArrival", statnNm="용답").records if x["subwayId"] == "1002"]
     assert yd and "충정로" not in {x["trainLineNm"].split(" - ")[1] for x in yd}
+
+
+# statutes -----------------------------------------------------------------------------------
+def test_road_traffic_act_articles_carry_the_official_text(call):
+    law = next(r for r in call("law_lawSearch", query="도로교통법").records if r["법령명한글"] == "도로교통법")
+    art = call("law_lawService", MST=law["법령일련번호"], JO="004400")
+    assert art.ok and art.records
+    text = str(art.records)
+    assert "술에 취한 상태에서의 운전 금지" in text and "혈중알코올농도가 0.03퍼센트 이상" in text

@@ -50,6 +50,7 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "assembly22_bills": ("assembly22_bills.csv.gz", {}),
     "seoul_bike_stations": ("seoul_bike_stations.csv.gz", {}),
     "seoul_subway_codes": ("seoul_subway_codes.csv", {}),
+    "statute_articles": ("statute_articles.csv.gz", {}),
 }
 
 #: Valid table names, in a stable order.
@@ -91,6 +92,7 @@ def load_table(name: str) -> pa.Table:
     return pacsv.read_csv(
         io.BytesIO(raw),
         read_options=pacsv.ReadOptions(encoding="utf8"),
+        parse_options=pacsv.ParseOptions(newlines_in_values=True),  # statute texts span lines
         # Blank strings stay "" (not null) so string columns never surprise callers with
         # None; blank numbers (e.g. the 이어도 rows without coordinates) become null.
         convert_options=pacsv.ConvertOptions(column_types=column_types, strings_can_be_null=False),
