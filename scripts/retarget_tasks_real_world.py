@@ -57,6 +57,9 @@ REWRITES: dict[str, list[tuple[str, str]]] = {
                               ("the three Mapo-gu members", "the Mapo-gu A/B and Seodaemun-gu A members")],
     # bus stops sit on the real-point legal-dong map now; 청주's terminal has no low-floor bus due at the clock
     "kopa-test-traffic-007": [("청주", "충주"), ("Cheongju", "Chungju")],
+    # law.go.kr carries official article texts now: a 시행령 has no 벌칙 article, so the question asks for an act
+    "kopa-test-law-007": [("이름에 '근로'가 들어가는 현행 법령 중에", "이름에 '근로'가 들어가는 현행 법률 중에"),
+                          ("Among current laws whose name", "Among current acts (법률) whose name")],
     "kopa-dev-politics-005": [("부산 연제구", "경기 안양시동안구을"), ("Busan Yeonje", "Anyang Dongan-eul")],
 }
 
@@ -72,7 +75,17 @@ def drop_step(step: str):
     return edit
 
 
-EDITS = {"kopa-test-politics-012": drop_step("t8")}
+def acts_only(step: str):
+    """A rewrite that makes one lawSearch step pick among 법률 only."""
+    def edit(task: dict) -> dict:
+        for p in task["program"]:
+            if p["id"] == step:
+                p["pick"] = {"where": {"법령구분명": "법률"}, **p["pick"]}
+        return task
+    return edit
+
+
+EDITS = {"kopa-test-politics-012": drop_step("t8"), "kopa-test-law-007": acts_only("s1")}
 
 
 def bump(version: str) -> str:

@@ -122,7 +122,16 @@ def statutes(real: Path) -> None:
     write_gz("statute_articles.csv.gz", ["law_name", "kind", "ministry", "effective", "article_no", "title", "text"], rows)
 
 
-STEPS = {"statutes": statutes, "schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
+def krx(real: Path) -> None:
+    """KIND 상장법인목록: KOSPI (유가) and KOSDAQ companies with a numeric 6-digit code."""
+    with (real / "krx_listed_companies" / "kind_listed_companies_2026-04-08.csv").open(encoding="utf-8") as f:
+        rows = [[r["종목코드"], r["회사명"], {"유가": "KOSPI", "코스닥": "KOSDAQ"}[r["시장구분"]], r["상장일"]]
+                for r in csv.DictReader(f) if r["시장구분"] in ("유가", "코스닥") and r["종목코드"].isdigit()]
+    rows.sort()
+    write_gz("krx_listed_companies.csv.gz", ["code", "name", "market", "listed"], rows)
+
+
+STEPS = {"krx": krx, "statutes": statutes, "schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
 
 if __name__ == "__main__":
     real = Path(sys.argv[1])

@@ -197,3 +197,21 @@ def test_road_traffic_act_articles_carry_the_official_text(call):
     assert art.ok and art.records
     text = str(art.records)
     assert "술에 취한 상태에서의 운전 금지" in text and "혈중알코올농도가 0.03퍼센트 이상" in text
+
+
+def test_precedents_cite_articles_that_exist(world):
+    from kopa_bench.transforms import apply_transform
+
+    arts = {(a["법령명"], a["JO"]) for a in world.sql("SELECT 법령명, JO FROM law_articles")}
+    refs = [ref for p in world.sql("SELECT 참조조문 FROM law_precs") for ref in p["참조조문"].split(", ")]
+    assert refs and all((ref.rsplit(" ", 1)[0], apply_transform("law_article_jo", ref)) in arts for ref in refs)
+
+
+# FSC ----------------------------------------------------------------------------------------
+def test_every_fsc_item_is_a_real_listed_company(world):
+    listed = {r["code"]: r for r in load_table("krx_listed_companies").to_pylist()}
+    items = world.sql("SELECT srtnCd, itmsNm, mrktCtg FROM fsc_items")
+    assert len(items) == 150
+    from_kind = [i for i in items if i["srtnCd"] in listed]
+    assert len(from_kind) >= 140  # the hand-listed large caps are real too (삼성전자우 is a preferred issue)
+    assert all(listed[i["srtnCd"]]["market"] == i["mrktCtg"] for i in from_kind)

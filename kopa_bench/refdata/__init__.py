@@ -51,6 +51,7 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "seoul_bike_stations": ("seoul_bike_stations.csv.gz", {}),
     "seoul_subway_codes": ("seoul_subway_codes.csv", {}),
     "statute_articles": ("statute_articles.csv.gz", {}),
+    "krx_listed_companies": ("krx_listed_companies.csv.gz", {}),
 }
 
 #: Valid table names, in a stable order.

@@ -265,7 +265,7 @@ def jo_code(no: int, branch: int) -> str:
 def generate(ctx) -> dict:
     rng = ctx.rng("law")
     statutes = real_statutes()
-    laws, arts = [], []
+    laws, arts, cite_arts = [], [], []
     mst = 250000
     law_index = {}
 
@@ -287,21 +287,13 @@ def generate(ctx) -> dict:
         laws.append(row)
         law_index[name] = row
         base = name.replace(" 시행령", "").replace(" 시행규칙", "")
-        official = statutes.get(_norm(name))
-        if official:  # the official text of every article
-            for ai, (no, br, title, text) in enumerate(official["articles"]):
-                label = f"제{no}조" + (f"의{br}" if br else "")
-                head, hang = article_paragraphs(text)
-                arts.append({"법령일련번호": str(mst), "법령ID": law_id, "법령명": name, "조문순서": ai, "조문번호": str(no),
-                             "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
-                             "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"),
-                             "조문내용": f"{label}({title}) {head}".strip() if title else f"{label} {head}".strip(),
-                             "항": json.dumps(hang, ensure_ascii=False)})
-            return
+        # the article list the precedents cite from: drawn as before for every law, so adding the
+        # official texts changed no precedent (their cited articles exist in both lists)
         art_list = ARTICLES.get(name)
         if art_list is None:
             n = rng.randrange(5, 9)
             art_list = [(k + 1, 0, GENERIC[k]) for k in range(n - 2)] + [(40 + rng.randrange(0, 30), 0, "벌칙"), (50 + rng.randrange(30, 60), 0, "과태료")]
+        generated = []
         for ai, (no, br, title) in enumerate(art_list):
             label = f"제{no}조" + (f"의{br}" if br else "")
             # GENERATED paraphrase, not the official text
@@ -310,9 +302,22 @@ def generate(ctx) -> dict:
                     for h in range(n_hang)]
             body = (f"{label}({title}) 이 법은 {title}에 관한 사항을 규정함을 목적으로 한다." if title == "목적"
                     else f"{label}({title})")
+            generated.append({"법령일련번호": str(mst), "법령ID": law_id, "법령명": name, "조문순서": ai, "조문번호": str(no),
+                              "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
+                              "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"), "조문내용": body,
+                              "항": json.dumps(hang, ensure_ascii=False)})
+        cite_arts.extend(generated)
+        official = statutes.get(_norm(name))
+        if not official:
+            arts.extend(generated)
+            return
+        for ai, (no, br, title, text) in enumerate(official["articles"]):  # the official text of every article
+            label = f"제{no}조" + (f"의{br}" if br else "")
+            head, hang = article_paragraphs(text)
             arts.append({"법령일련번호": str(mst), "법령ID": law_id, "법령명": name, "조문순서": ai, "조문번호": str(no),
                          "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
-                         "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"), "조문내용": body,
+                         "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"),
+                         "조문내용": f"{label}({title}) {head}".strip() if title else f"{label} {head}".strip(),
                          "항": json.dumps(hang, ensure_ascii=False)})
     for i, (name, kind, ministry, abbr) in enumerate(LAWS):
         add_law(i, name, kind, ministry, abbr, rng)
@@ -323,7 +328,7 @@ def generate(ctx) -> dict:
     for k in range(500):
         law = cited[k % len(cited)] if k < len(cited) * 4 else rng.choice(cited)
         kind, names, mark = CASE_NAMES[law]
-        art_rows = [a for a in arts if a["법령명"] == law and a["조문제목"] not in ("목적", "정의")] or [a for a in arts if a["법령명"] == law]
+        art_rows = [a for a in cite_arts if a["법령명"] == law and a["조문제목"] not in ("목적", "정의")] or [a for a in cite_arts if a["법령명"] == law]
         art = rng.choice(art_rows)
         art_label = f"제{art['조문번호']}조" + (f"의{art['조문가지번호']}" if art["조문가지번호"] else "")
         supreme = rng.random() < 0.7
@@ -335,7 +340,7 @@ def generate(ctx) -> dict:
         case_no = f"{year}{mark2}{rng.randrange(1000, 99999)}"
         serial += rng.randrange(5, 400)
         cname = rng.choice(names)
-        other = rng.choice([a for a in arts if a["법령명"] == "민법" or a["법령명"] == law])
+        other = rng.choice([a for a in cite_arts if a["법령명"] == "민법" or a["법령명"] == law])
         other_label = f"{other['법령명']} 제{other['조문번호']}조" + (f"의{other['조문가지번호']}" if other["조문가지번호"] else "")
         ref = f"{law} {art_label}" + (f", {other_label}" if other_label != f"{law} {art_label}" else "")
         issue = f"[1] {law} {art_label}({art['조문제목']})의 해석 및 적용 범위<br/>[2] 원심판단의 당부"
