@@ -1,8 +1,9 @@
 """Public buildings at their real positions, shared by the legal-dong map (regions) and the
 address database (juso), so every locating tool places them at the same point.
 
-Coordinates are the buildings' published WGS84 entrance points (juso.go.kr / 브이월드 geocoding of
-the road address), rounded to ~1 m.
+Coordinates are the buildings' WGS84 points as public geocoders (juso.go.kr, 브이월드, map
+services) give them for the road address, entered by hand (no vendored file holds them; the
+public-facility dataset lacks 서울특별시청); good to a few tens of metres.
 """
 
 from __future__ import annotations
