@@ -38,4 +38,4 @@ def test_subway_answers_read_the_stations_the_generator_wrote(world):
     are those the generator derived from the vendored station list."""
     from kopa_bench.world.gen.seoul import _stations
 
-    assert world.sql("SELECT * FROM seoul_stations ORDER BY _subway_id, _idx") == _stations()
+    assert world.sql("SELECT * FROM seoul_stations ORDER BY _line_key, _idx") == _stations()

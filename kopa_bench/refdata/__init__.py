@@ -46,6 +46,13 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "tago_city_codes": ("tago_city_codes.csv", {}),
     "tourapi_area_codes": ("tourapi_area_codes.csv", {}),
     "neis_offices": ("neis_offices.csv", {}),
+    "schools": ("schools.csv.gz", {"lat": pa.float64(), "lon": pa.float64()}),
+    "assembly22_members": ("assembly22_members.csv.gz", {}),
+    "assembly22_bills": ("assembly22_bills.csv.gz", {}),
+    "seoul_bike_stations": ("seoul_bike_stations.csv.gz", {}),
+    "seoul_subway_codes": ("seoul_subway_codes.csv", {}),
+    "statute_articles": ("statute_articles.csv.gz", {}),
+    "krx_listed_companies": ("krx_listed_companies.csv.gz", {}),
 }
 
 #: Valid table names, in a stable order.
@@ -87,6 +94,7 @@ def load_table(name: str) -> pa.Table:
     return pacsv.read_csv(
         io.BytesIO(raw),
         read_options=pacsv.ReadOptions(encoding="utf8"),
+        parse_options=pacsv.ParseOptions(newlines_in_values=True),  # statute texts span lines
         # Blank strings stay "" (not null) so string columns never surprise callers with
         # None; blank numbers (e.g. the 이어도 rows without coordinates) become null.
         convert_options=pacsv.ConvertOptions(column_types=column_types, strings_can_be_null=False),

@@ -19,12 +19,19 @@ _NETWORK: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _network(world) -> tuple[list[dict], dict[str, list[dict]]]:
     net = _NETWORK.get(world)
     if net is None:
-        stations = world.sql("SELECT * FROM seoul_stations ORDER BY _subway_id, _idx")
+        stations = world.sql("SELECT * FROM seoul_stations ORDER BY _line_key, _idx")
         lines: dict[str, list[dict]] = {}
         for s in stations:
-            lines.setdefault(s["_subway_id"], []).append(s)
+            lines.setdefault(s["_line_key"], []).append(s)
         net = _NETWORK[world] = (stations, lines)
     return net
+
+
+def _toward_start(sid: str, inbound: bool) -> bool:
+    """Whether a train runs toward the first station of its line list (`_idx` 0). `inbound` is
+    상행, or 내선 on line 2, whose 내선순환 runs clockwise: ascending station codes, 201 시청 ->
+    202 을지로입구 -> ... -> 243 충정로, i.e. away from the first station."""
+    return not inbound if sid == "1002" else inbound
 
 
 def _headway(minute_of_day: int, week: str, sid: str) -> float:
@@ -84,9 +91,9 @@ def station_timetable(world, params) -> list[dict]:
     st = next((s for s in stations if s["STATION_CD"] == str(code)), None)
     if st is None:
         return []
-    up = inout == "1"
+    up = _toward_start(st["_subway_id"], inout == "1")
     out = []
-    for tno, arr, dep, origin, dest, hops in _passes(lines[st["_subway_id"]], st, week, up):
+    for tno, arr, dep, origin, dest, hops in _passes(lines[st["_line_key"]], st, week, up):
         if dest is st:
             continue  # terminating trains do not leave
         out.append({"LINE_NUM": st["LINE_NUM"], "FR_CODE": st["FR_CODE"], "STATION_CD": st["STATION_CD"],
@@ -122,10 +129,11 @@ def realtime_arrivals(world, params) -> list[dict]:
     statn_list = ",".join(s["_statn_id"] for s in here)
     out = []
     for st in here:
-        line = lines[st["_subway_id"]]
+        line = lines[st["_line_key"]]
         i = st["_idx"]
-        for up in (True, False):
-            updn = ("내선" if up else "외선") if st["_subway_id"] == "1002" else ("상행" if up else "하행")
+        for inbound in (True, False):
+            up = _toward_start(st["_subway_id"], inbound)
+            updn = ("내선" if inbound else "외선") if st["_subway_id"] == "1002" else ("상행" if inbound else "하행")
             nxt = line[i - 1] if up and i > 0 else line[i + 1] if not up and i + 1 < len(line) else None
             prv = line[i + 1] if up and i + 1 < len(line) else line[i - 1] if not up and i > 0 else None
             if nxt is None:
@@ -152,7 +160,7 @@ def realtime_arrivals(world, params) -> list[dict]:
                     "trainLineNm": f"{dest['_rt_name']}행 - {nxt['_rt_name']}방면",
                     "statnFid": prv["_statn_id"] if prv else "", "statnTid": nxt["_statn_id"],
                     "statnId": st["_statn_id"], "statnNm": st["_rt_name"], "trnsitCo": str(len(here)),
-                    "ordkey": f"{0 if up else 1}{found}{away:03d}{dest['_rt_name']}0",
+                    "ordkey": f"{0 if inbound else 1}{found}{away:03d}{dest['_rt_name']}0",
                     "subwayList": subway_list, "statnList": statn_list, "btrainSttus": "일반",
                     "barvlDt": str(eta), "btrainNo": tno, "bstatnId": dest["_statn_id"], "bstatnNm": dest["_rt_name"],
                     "recptnDt": recv.strftime("%Y-%m-%d %H:%M:%S"), "arvlMsg2": msg2,

@@ -1,29 +1,33 @@
-"""열린국회정보: the 22nd National Assembly -- 300 members, ~3,000 member bills, plenary votes.
+"""열린국회정보: the 22nd National Assembly -- its 300 real members, real and generated bills, plenary votes.
 
-- 254 district seats over REAL sigungu names with the real per-sido seat counts of the 22nd
-  election (서울 48 ... 제주 3): big districts split 갑/을/병, small ones merged
-  ("경북 의성군청송군영덕군"), plus 46 proportional seats; parties in the real proportions.
-- three pairs of members share a name, so RST_MONA_CD/MONA_CD is needed to tell them apart;
-- bills are "<real law name> 일부개정법률안" etc. (law names shared with the law.go.kr world),
-  proposed 2024-05-30 .. the world clock, newest first; those decided in plenary have a vote
-  tally whose counts are exactly the per-member rows (찬성/반대/기권/불참) of `asm_votes`.
+- members (refdata `assembly22_members`, 열린국회정보 as of 2025-03-23): name, 한자/영문 name,
+  birth date, party, the real constituency (254 지역구 + 46 비례대표), committees, terms.
+  Contact fields (phone, e-mail, homepage, office room) and sex are not in the source and are
+  generated; MONA_CD is derived from the member's name and birth date.
+- the 586 real bills decided in plenary 2024-07-04..2025-03-20 (refdata `assembly22_bills`): every
+  one has a vote tally; those a member proposed (법률안, "<이름>의원 등 N인") are member bills too,
+  with their real 의안번호, 대표발의자 and result. The source gives no proposal date (it repeats
+  the vote date) or co-sponsors, so those are generated.
+- generated member bills in the same style fill the rest of the term ("<real law name>
+  일부개정법률안" etc., law names shared with the law.go.kr world), proposed 2024-05-30 .. the
+  world clock, numbered around the real ones; those decided in plenary have a vote tally whose
+  counts are exactly the per-member rows (찬성/반대/기권/불참) of `asm_votes`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import string
 from datetime import date, timedelta
 
 import numpy as np
 import pyarrow as pa
 
-from ._romanize_ko import person_name
+from ...refdata import table_rows
 
 DEPENDS = ["regions"]
 
-SEATS = {"11": 48, "26": 18, "27": 12, "28": 14, "29": 8, "30": 7, "31": 6, "36": 2, "41": 60, "51": 8,
-         "43": 8, "44": 11, "52": 10, "46": 10, "47": 13, "48": 16, "50": 3}
-SUFFIX = ["갑", "을", "병", "정", "무"]
 PARTY_CD = {"더불어민주당": "101182", "국민의힘": "101210", "조국혁신당": "101224", "개혁신당": "101223",
             "진보당": "101211", "기본소득당": "101188", "사회민주당": "101213", "무소속": "101030"}
 COMMITTEES = {  # name -> COMMITTEE_ID
@@ -57,41 +61,23 @@ LAWS = [  # (law name, committee) -- common real laws (the law.go.kr world has t
     ("병역법", "국방위원회"), ("군인사법", "국방위원회"), ("가정폭력범죄의 처벌 등에 관한 특례법", "여성가족위원회"),
     ("청소년 보호법", "여성가족위원회"), ("남북교류협력에 관한 법률", "외교통일위원회"), ("국회법", "국회운영위원회"),
 ]
+# "(강유정의원 등 10인)", "(박찬대의원 외 170인)", "(정부)", "(보건복지위원장)": the proposer the 의안명
+# of the source ends with; the APIs give it apart (PROPOSER), "(대안)" stays in the name
+PROPOSER_SUFFIX = re.compile(r"\(([^()]*?)(?:의원 [등외] (\d+)인)?\)$")
 NEW_LAWS = ["인공지능 산업 육성 및 신뢰 기반 조성 등에 관한 법률안", "기후위기 대응을 위한 탄소중립ㆍ녹색성장 기본법 일부개정법률안",
             "지역소멸 대응 특별법안", "간호법안", "반도체산업 경쟁력 강화 및 혁신성장을 위한 특별법안",
             "저출생 대응을 위한 특별법안", "전세사기피해자 지원 및 주거안정에 관한 특별법 일부개정법률안"]
 
 
-def _groups(units: list[tuple[str, int]], seats: int) -> list[str]:
-    """Split/merge sigungu units (name, weight) into `seats` constituency names."""
-    n = len(units)
-    if seats >= n:
-        alloc = [1] * n
-        extra = seats - n
-        order = sorted(range(n), key=lambda i: -units[i][1])
-        i = 0
-        while extra > 0:
-            j = order[i % max(1, min(n, 12))]
-            if alloc[j] < 5:
-                alloc[j] += 1
-                extra -= 1
-            i += 1
-        out = []
-        for (name, _), k in zip(units, alloc):
-            out += [name] if k == 1 else [name + SUFFIX[s] for s in range(k)]
-        return out
-    # merge consecutive units into `seats` groups of similar size
-    out = []
-    per = n / seats
-    for s in range(seats):
-        a, b = round(s * per), round((s + 1) * per)
-        out.append("".join(u[0] for u in units[a:b]))
-    return out
-
-
-def _mona(rng) -> str:
+def _mona_cd(name: str, birth: str) -> str:
+    """An 8-character member code in the real style (e.g. "SZ51175J"), fixed per person."""
+    d = hashlib.sha256(f"{name}:{birth}".encode()).digest()
     chars = string.ascii_uppercase + string.digits
-    return "".join(rng.choice(chars) for _ in range(8))
+    return "".join(chars[b % len(chars)] for b in d[:8])
+
+
+def _committee_id(name: str) -> str:
+    return COMMITTEES.get(name) or f"97{int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], 'big') % 100000:05d}"
 
 
 def _bill_id(rng) -> str:
@@ -100,82 +86,34 @@ def _bill_id(rng) -> str:
 
 def generate(ctx) -> dict:
     rng = ctx.rng("assembly")
-    places = ctx.rows("places")
-    units: dict[str, dict[str, int]] = {}
-    sido_short: dict[str, str] = {}
-    for p in places:
-        cd = p["lawd_cd"][:2]
-        sido_short[cd] = p["sido_short"]
-        first = (p["sgg_name"] or "").split()[0] if p["sgg_name"] else ""
-        units.setdefault(cd, {})
-        units[cd][first] = units[cd].get(first, 0) + 1
-    consts: list[tuple[str, str]] = []  # (ORIG_NM, sido_cd)
-    for cd, seats in SEATS.items():
-        if cd == "36" or not any(units.get(cd, {})):
-            consts += [(f"세종특별자치시{SUFFIX[i]}", cd) for i in range(seats)]
-            continue
-        us = [(k, v) for k, v in units[cd].items() if k]
-        for name in _groups(us, seats):
-            consts.append((f"{sido_short[cd]} {name}", cd))
-    district_parties = ["더불어민주당"] * 160 + ["국민의힘"] * 90 + ["개혁신당", "진보당", "무소속", "무소속"]
-    rng.shuffle(district_parties)
-    # regional lean: 영남 mostly 국민의힘, 호남 민주
-    lean = {"26": "국민의힘", "27": "국민의힘", "31": "국민의힘", "47": "국민의힘", "48": "국민의힘",
-            "29": "더불어민주당", "46": "더불어민주당", "52": "더불어민주당"}
-    order = sorted(range(len(consts)), key=lambda i: (consts[i][1] not in lean, i))
-    pool = list(district_parties)
-    parties = [""] * len(consts)
-    for i in order:
-        want = lean.get(consts[i][1])
-        if want and want in pool and rng.random() < 0.85:
-            pool.remove(want)
-            parties[i] = want
-    rest = [x for x in pool]
-    for i in range(len(consts)):
-        if not parties[i]:
-            parties[i] = rest.pop()
-    prop = (["국민의힘"] * 18 + ["더불어민주당"] * 11 + ["조국혁신당"] * 12 + ["개혁신당"] * 2 + ["진보당", "기본소득당", "사회민주당"])
-    seats_all = [(o, "지역구", p) for (o, _), p in zip(consts, parties)] + [("비례대표", "비례대표", p) for p in prop]
-    cmits = list(COMMITTEES)
-    used_names: set[str] = set()
     members = []
-    for i, (orig, gbn, party) in enumerate(seats_all):
-        while True:
-            ko, hj, en = person_name(rng)
-            if ko not in used_names:
-                break
-        used_names.add(ko)
-        terms = 1 if gbn == "비례대표" and rng.random() < 0.8 else rng.choices([1, 2, 3, 4, 5, 6], [40, 28, 17, 9, 4, 2])[0]
-        reele = "초선" if terms == 1 else "재선" if terms == 2 else f"{terms}선"
-        units_txt = ", ".join(f"제{22 - k}대" for k in range(terms - 1, -1, -1))
-        cmit = rng.choice(cmits[:14])
-        sex = "여" if rng.random() < 0.2 else "남"
+    for i, r in enumerate(table_rows("assembly22_members")):
+        en = r["eng_name"].split()
         room = rng.randint(301, 1040)
+        district = r["district"].strip()  # two source values end in a space
         members.append({
-            "HG_NM": ko, "HJ_NM": hj, "ENG_NM": en, "BTH_GBN_NM": rng.choice(["양", "양", "양", "음"]),
-            "BTH_DATE": date(rng.randint(1955, 1990), rng.randint(1, 12), rng.randint(1, 28)).isoformat(),
-            "JOB_RES_NM": rng.choices(["위원", "간사", "위원장"], [85, 10, 5])[0], "POLY_NM": party, "ORIG_NM": orig,
-            "ELECT_GBN_NM": gbn, "CMIT_NM": cmit,
-            "CMITS": ", ".join(sorted({cmit, rng.choice(cmits)})), "REELE_GBN_NM": reele, "UNITS": units_txt,
-            "SEX_GBN_NM": sex, "TEL_NO": f"02-784-{rng.randint(1000, 9999)}",
-            "E_MAIL": f"{en.split()[0].lower()}{en.split()[1].lower()[:6]}@assembly.go.kr",
-            "HOMEPAGE": f"https://blog.naver.com/{en.split()[1].lower()}{rng.randint(10, 99)}",
+            "HG_NM": r["name"], "HJ_NM": r["hanja_name"], "ENG_NM": r["eng_name"], "BTH_GBN_NM": r["birth_gbn"],
+            "BTH_DATE": r["birth_date"], "JOB_RES_NM": r["position"] or "위원", "POLY_NM": r["party"], "ORIG_NM": district,
+            "ELECT_GBN_NM": "비례대표" if district == "비례대표" else "지역구", "CMIT_NM": r["committee"] or None,
+            "CMITS": r["committees"] or None, "REELE_GBN_NM": r["reele_gbn"], "UNITS": r["units"],
+            "SEX_GBN_NM": "여" if rng.random() < 0.2 else "남", "TEL_NO": f"02-784-{rng.randint(1000, 9999)}",
+            "E_MAIL": f"{en[0].lower()}{en[-1].lower()[:6]}@assembly.go.kr" if en else None,
+            "HOMEPAGE": f"https://blog.naver.com/{en[-1].lower()}{rng.randint(10, 99)}" if en else None,
             "STAFF": None, "SECRETARY": None, "SECRETARY2": None, "MEM_TITLE": None,
-            "ASSEM_ADDR": f"의원회관 {room}호", "MONA_CD": _mona(rng), "_seq": i,
+            "ASSEM_ADDR": f"의원회관 {room}호", "MONA_CD": _mona_cd(r["name"], r["birth_date"]), "_seq": i,
         })
-    # three namesake pairs (a district member and another member share a name)
-    for a, b in ((5, 140), (60, 262), (101, 290)):
-        members[b]["HG_NM"] = members[a]["HG_NM"]
-        members[b]["HJ_NM"] = members[a]["HJ_NM"][:1] + members[b]["HJ_NM"][1:]
-        members[b]["ENG_NM"] = members[a]["ENG_NM"]
+    cmits = list(COMMITTEES)
     # bills -------------------------------------------------------------------------------------
+    real = table_rows("assembly22_bills")
+    real_nos = {b["bill_no"] for b in real}
     brng = ctx.rng("assembly.bills")
     start, today = date(2024, 5, 30), ctx.clock.today()
     span = (today - start).days
     n_bills = 3000
     days = sorted(brng.randint(0, span - 3) for _ in range(n_bills))
-    plenary = []
-    d = date(2024, 7, 4)
+    # plenary sittings: the real ones the source records, then every 1-4 weeks after them
+    plenary = sorted({date.fromisoformat(b["vote_date"]) for b in real})
+    d = plenary[-1] + timedelta(days=14)
     while d < today:
         plenary.append(d)
         d += timedelta(days=brng.choice([7, 14, 14, 21, 28]))
@@ -186,11 +124,84 @@ def generate(ctx) -> dict:
                                                           "POLY_NM", "POLY_CD", "ORIG_NM", "RESULT_VOTE_MOD", "VOTE_DATE",
                                                           "CURR_COMMITTEE", "CURR_COMMITTEE_ID", "DISP_ORDER", "BILL_URL")}
     vrng = np.random.default_rng(int(brng.random() * 2**32))
+
+    def vote(bid: str, bill_no: str, name: str, comm: str, kind: str, proc_dt: date, result: str, lead_party: str | None) -> None:
+        """The plenary vote on one bill: a tally and one row per member whose counts agree."""
+        contentious = result == "부결" or vrng.random() < 0.12
+        absent = vrng.random(len(members)) < vrng.uniform(0.08, 0.25)
+        votes = []
+        for j, m in enumerate(members):
+            if absent[j]:
+                votes.append("불참")
+                continue
+            u = vrng.random()
+            if result == "부결":
+                v = "찬성" if m["POLY_NM"] == lead_party and u < 0.9 else ("반대" if u < 0.7 else "기권")
+            elif contentious and lead_party and m["POLY_NM"] != lead_party and m["POLY_NM"] in ("국민의힘", "더불어민주당"):
+                v = "반대" if u < 0.55 else ("기권" if u < 0.7 else "불참")
+            else:
+                v = "찬성" if u < 0.95 else ("기권" if u < 0.985 else "반대")
+            votes.append(v)
+        yes, no, blank = votes.count("찬성"), votes.count("반대"), votes.count("기권")
+        if result != "부결" and yes <= (yes + no + blank) / 2:  # keep the outcome consistent with the votes
+            votes = ["찬성" if v == "반대" else v for v in votes]
+            yes, no = votes.count("찬성"), votes.count("반대")
+        if result == "부결" and yes > (yes + no + blank) / 2:
+            votes = ["반대" if v == "찬성" and vrng.random() < 0.6 else v for v in votes]
+            yes, no = votes.count("찬성"), votes.count("반대")
+        vt = f"{proc_dt.strftime('%Y%m%d')} {14 + vrng.integers(0, 4):02d}{vrng.integers(0, 60):02d}{vrng.integers(0, 60):02d}"
+        url = f"http://likms.assembly.go.kr/bill/billDetail.do?billId={bid}"
+        tallies.append({
+            "BILL_ID": bid, "BILL_NO": bill_no, "BILL_NAME": name, "PROC_DT": proc_dt.isoformat(),
+            "PROC_RESULT_CD": result, "BILL_KIND_CD": kind, "CURR_COMMITTEE": comm,
+            "CURR_COMMITTEE_ID": _committee_id(comm), "AGE": "22", "MEMBER_TCNT": len(members),
+            "VOTE_TCNT": yes + no + blank, "YES_TCNT": yes, "NO_TCNT": no, "BLANK_TCNT": blank, "LINK_URL": url,
+        })
+        for j, (m, v) in enumerate(zip(members, votes)):
+            for k, val in (("BILL_ID", bid), ("BILL_NO", bill_no), ("BILL_NAME", name), ("AGE", 22), ("MONA_CD", m["MONA_CD"]),
+                           ("MEMBER_NO", None), ("HG_NM", m["HG_NM"]), ("HJ_NM", m["HJ_NM"]), ("POLY_NM", m["POLY_NM"]),
+                           ("POLY_CD", PARTY_CD[m["POLY_NM"]]), ("ORIG_NM", m["ORIG_NM"]), ("RESULT_VOTE_MOD", v),
+                           ("VOTE_DATE", vt), ("CURR_COMMITTEE", comm), ("CURR_COMMITTEE_ID", _committee_id(comm)),
+                           ("DISP_ORDER", j + 1), ("BILL_URL", url)):
+                vote_cols[k].append(val)
+
+    def bill_row(bid: str, bill_no: str, name: str, comm: str, pdt: date, result: str | None, proc_dt: date | None,
+                 lead: dict, co: list[int], comm_dt: date, proposer: str | None = None) -> dict:
+        voted = result in ("원안가결", "수정가결", "부결")
+        return {
+            "BILL_ID": bid, "BILL_NO": bill_no, "BILL_NAME": name, "COMMITTEE": comm,
+            "PROPOSE_DT": pdt.isoformat(), "PROC_RESULT": result, "AGE": "22",
+            "DETAIL_LINK": f"http://likms.assembly.go.kr/bill/billDetail.do?billId={bid}",
+            "PROPOSER": proposer or f"{lead['HG_NM']}의원 등 {len(co) + 1}인",
+            "MEMBER_LIST": f"http://likms.assembly.go.kr/bill/coactorListPopup.do?billId={bid}",
+            "LAW_PROC_DT": (proc_dt - timedelta(days=7)).isoformat() if voted else None,
+            "LAW_PRESENT_DT": (proc_dt - timedelta(days=8)).isoformat() if voted else None,
+            "LAW_SUBMIT_DT": (proc_dt - timedelta(days=14)).isoformat() if voted else None,
+            "LAW_PROC_RESULT_CD": ("원안가결" if voted else None),
+            "RST_PROPOSER": lead["HG_NM"], "RST_MONA_CD": lead["MONA_CD"],
+            "PUBL_PROPOSER": ",".join(members[j]["HG_NM"] for j in co),
+            "PUBL_MONA_CD": ",".join(members[j]["MONA_CD"] for j in co),
+            "COMMITTEE_ID": _committee_id(comm), "COMMITTEE_DT": comm_dt.isoformat(),
+            "CMT_PRESENT_DT": (proc_dt - timedelta(days=30)).isoformat() if proc_dt and result != "철회" else None,
+            "CMT_PROC_DT": (proc_dt - timedelta(days=21)).isoformat() if proc_dt and result != "철회" else None,
+            "CMT_PROC_RESULT_CD": ("대안반영폐기" if result == "대안반영폐기" else "수정가결" if result == "수정가결"
+                                   else "원안가결" if result in ("원안가결", "부결") else None),
+            "PROC_DT": proc_dt.isoformat() if proc_dt else None,
+        }
+
+    def cosponsors(lead_i: int, n_co: int) -> list[int]:
+        same = [j for j in by_party[members[lead_i]["POLY_NM"]] if j != lead_i]
+        others = [j for j in range(len(members)) if j != lead_i]
+        return brng.sample(same, min(len(same), n_co)) if len(same) >= n_co else brng.sample(others, n_co)
+
     bill_no = 2200010
-    # make sure some well-known members propose many bills (deterministic but uneven activity)
+    # uneven activity: a few members propose many bills
     activity = [brng.paretovariate(1.5) for _ in members]
     for k, dd in enumerate(days):
-        bill_no += brng.randint(1, 4)
+        # numbered at the real pace (~31 bills a day were filed), never on a real bill's number
+        bill_no = max(bill_no + 1, 2200010 + int(dd * 31.2) + brng.randint(0, 20))
+        while str(bill_no) in real_nos:
+            bill_no += 1
         pdt = start + timedelta(days=dd)
         lead_i = brng.choices(range(len(members)), activity)[0]
         lead = members[lead_i]
@@ -201,10 +212,7 @@ def generate(ctx) -> dict:
         else:
             law, comm = brng.choice(LAWS)
             name = f"{law} {'전부개정법률안' if r < 0.05 else '일부개정법률안'}"
-        same = [j for j in by_party[lead["POLY_NM"]] if j != lead_i]
-        others = [j for j in range(len(members)) if j != lead_i]
-        n_co = brng.randint(9, 16)
-        co = brng.sample(same, min(len(same), n_co)) if len(same) >= n_co else brng.sample(others, n_co)
+        co = cosponsors(lead_i, brng.randint(9, 16))
         age_days = (today - pdt).days
         result, proc_dt = None, None
         rr = brng.random()
@@ -225,74 +233,26 @@ def generate(ctx) -> dict:
         elif result == "철회":
             proc_dt = pdt + timedelta(days=brng.randint(1, max(2, min(age_days, 30))))
         bid = _bill_id(brng)
-        comm_dt = pdt + timedelta(days=brng.randint(1, 6))
-        bills.append({
-            "BILL_ID": bid, "BILL_NO": str(bill_no), "BILL_NAME": name, "COMMITTEE": comm,
-            "PROPOSE_DT": pdt.isoformat(), "PROC_RESULT": result, "AGE": "22",
-            "DETAIL_LINK": f"http://likms.assembly.go.kr/bill/billDetail.do?billId={bid}",
-            "PROPOSER": f"{lead['HG_NM']}의원 등 {len(co) + 1}인",
-            "MEMBER_LIST": f"http://likms.assembly.go.kr/bill/coactorListPopup.do?billId={bid}",
-            "LAW_PROC_DT": (proc_dt - timedelta(days=7)).isoformat() if result in ("원안가결", "수정가결", "부결") else None,
-            "LAW_PRESENT_DT": (proc_dt - timedelta(days=8)).isoformat() if result in ("원안가결", "수정가결", "부결") else None,
-            "LAW_SUBMIT_DT": (proc_dt - timedelta(days=14)).isoformat() if result in ("원안가결", "수정가결", "부결") else None,
-            "LAW_PROC_RESULT_CD": ("원안가결" if result in ("원안가결", "수정가결", "부결") else None),
-            "RST_PROPOSER": lead["HG_NM"], "RST_MONA_CD": lead["MONA_CD"],
-            "PUBL_PROPOSER": ",".join(members[j]["HG_NM"] for j in co),
-            "PUBL_MONA_CD": ",".join(members[j]["MONA_CD"] for j in co),
-            "COMMITTEE_ID": COMMITTEES[comm], "COMMITTEE_DT": comm_dt.isoformat(),
-            "CMT_PRESENT_DT": (proc_dt - timedelta(days=30)).isoformat() if proc_dt and result != "철회" else None,
-            "CMT_PROC_DT": (proc_dt - timedelta(days=21)).isoformat() if proc_dt and result != "철회" else None,
-            "CMT_PROC_RESULT_CD": ("대안반영폐기" if result == "대안반영폐기" else "수정가결" if result == "수정가결"
-                                   else "원안가결" if result in ("원안가결", "부결") else None),
-            "PROC_DT": proc_dt.isoformat() if proc_dt else None,
-        })
+        bills.append(bill_row(bid, str(bill_no), name, comm, pdt, result, proc_dt, lead, co,
+                              pdt + timedelta(days=brng.randint(1, 6))))
         if result in ("원안가결", "수정가결", "부결"):
-            contentious = result == "부결" or vrng.random() < 0.12
-            absent = vrng.random(len(members)) < vrng.uniform(0.08, 0.25)
-            votes = []
-            lead_party = lead["POLY_NM"]
-            for j, m in enumerate(members):
-                if absent[j]:
-                    votes.append("불참")
-                    continue
-                u = vrng.random()
-                if result == "부결":
-                    v = "찬성" if m["POLY_NM"] == lead_party and u < 0.9 else ("반대" if u < 0.7 else "기권")
-                elif contentious and m["POLY_NM"] != lead_party and m["POLY_NM"] in ("국민의힘", "더불어민주당"):
-                    v = "반대" if u < 0.55 else ("기권" if u < 0.7 else "불참")
-                else:
-                    v = "찬성" if u < 0.95 else ("기권" if u < 0.985 else "반대")
-                votes.append(v)
-            yes, no, blank = votes.count("찬성"), votes.count("반대"), votes.count("기권")
-            if result != "부결" and yes <= (yes + no + blank) / 2:  # keep the outcome consistent with the votes
-                votes = ["찬성" if v == "반대" else v for v in votes]
-                yes, no = votes.count("찬성"), votes.count("반대")
-            vt = f"{proc_dt.strftime('%Y%m%d')} {14 + vrng.integers(0, 4):02d}{vrng.integers(0, 60):02d}{vrng.integers(0, 60):02d}"
-            tallies.append({
-                "BILL_ID": bid, "BILL_NO": str(bill_no), "BILL_NAME": name, "PROC_DT": proc_dt.isoformat(),
-                "PROC_RESULT_CD": result, "BILL_KIND_CD": "법률안", "CURR_COMMITTEE": comm,
-                "CURR_COMMITTEE_ID": COMMITTEES[comm], "AGE": "22", "MEMBER_TCNT": len(members),
-                "VOTE_TCNT": yes + no + blank, "YES_TCNT": yes, "NO_TCNT": no, "BLANK_TCNT": blank,
-                "LINK_URL": f"http://likms.assembly.go.kr/bill/billDetail.do?billId={bid}",
-            })
-            for j, (m, v) in enumerate(zip(members, votes)):
-                vote_cols["BILL_ID"].append(bid)
-                vote_cols["BILL_NO"].append(str(bill_no))
-                vote_cols["BILL_NAME"].append(name)
-                vote_cols["AGE"].append(22)
-                vote_cols["MONA_CD"].append(m["MONA_CD"])
-                vote_cols["MEMBER_NO"].append(None)
-                vote_cols["HG_NM"].append(m["HG_NM"])
-                vote_cols["HJ_NM"].append(m["HJ_NM"])
-                vote_cols["POLY_NM"].append(m["POLY_NM"])
-                vote_cols["POLY_CD"].append(PARTY_CD[m["POLY_NM"]])
-                vote_cols["ORIG_NM"].append(m["ORIG_NM"])
-                vote_cols["RESULT_VOTE_MOD"].append(v)
-                vote_cols["VOTE_DATE"].append(vt)
-                vote_cols["CURR_COMMITTEE"].append(comm)
-                vote_cols["CURR_COMMITTEE_ID"].append(COMMITTEES[comm])
-                vote_cols["DISP_ORDER"].append(j + 1)
-                vote_cols["BILL_URL"].append(f"http://likms.assembly.go.kr/bill/billDetail.do?billId={bid}")
+            vote(bid, str(bill_no), name, comm, "법률안", proc_dt, result, lead["POLY_NM"])
+
+    # the real bills decided in plenary; a member's 법률안 is a member bill as well
+    index = {m["HG_NM"]: j for j, m in enumerate(members)}
+    for b in real:
+        proc_dt = date.fromisoformat(b["vote_date"])
+        m = PROPOSER_SUFFIX.search(b["title"])
+        name = b["title"][: m.start()] if m else b["title"]
+        lead_i = index.get(b["rep_proposer"].removesuffix("의원")) if b["rep_proposer"].endswith("의원") else None
+        lead_party = members[lead_i]["POLY_NM"] if lead_i is not None else None
+        if lead_i is not None and b["bill_kind"] == "법률안":
+            n_all = int(m.group(2)) if m and m.group(2) else brng.randint(10, 17)
+            co = cosponsors(lead_i, max(0, min(n_all - 1, 200)))
+            pdt = max(start, proc_dt - timedelta(days=brng.randint(45, 200)))
+            bills.append(bill_row(b["bill_id"], b["bill_no"], name, b["committee"], pdt, b["status"], proc_dt,
+                                  members[lead_i], co, pdt + timedelta(days=brng.randint(1, 6)), m.group(0)[1:-1] if m else None))
+        vote(b["bill_id"], b["bill_no"], name, b["committee"], b["bill_kind"], proc_dt, b["status"], lead_party)
     vote_types = {"AGE": pa.int64(), "DISP_ORDER": pa.int64()}
     votes_tbl = pa.table({k: pa.array(v, type=vote_types.get(k, pa.string())) for k, v in vote_cols.items()})
     return {"asm_members": members, "asm_bills": bills, "asm_vote_tally": tallies, "asm_votes": votes_tbl}

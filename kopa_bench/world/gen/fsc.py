@@ -1,7 +1,9 @@
 """FSC stock prices (KRX via data.go.kr): ~150 listed items, daily prices for ~6 months.
 
-Real large caps keep their real short codes and names (삼성전자 005930, SK하이닉스 000660 ...);
-the rest are plausible invented names with unused codes. ISINs carry a real check digit
+Every item is a real listed company: the large caps with their real short codes, names and
+price levels (삼성전자 005930, SK하이닉스 000660 ...), the rest drawn from the real KIND listing
+(refdata `krx_listed_companies`, 2026-04-08; SPACs and foreign issuers left out) with their real code and market;
+their prices, share counts and corporate registration numbers are generated. ISINs carry a real check digit
 (KR7005930003). Business days skip weekends, public holidays (refdata holidays.csv) and
 the year-end closing day (Dec 31). The latest basDt follows the real publishing lag: day D
 appears at 13:00 KST on the next business day, so at the world clock (Mon 09:00) the latest
@@ -58,12 +60,6 @@ REAL = [  # name, code, market, price, listed shares (millions), corp name
     ("에스엠", "041510", "KOSDAQ", 102000, 23.8, "(주)에스엠엔터테인먼트"), ("JYP Ent.", "035900", "KOSDAQ", 68000, 35.5, "(주)제이와이피엔터테인먼트"),
     ("스튜디오드래곤", "253450", "KOSDAQ", 42000, 30.1, "(주)스튜디오드래곤"), ("에스티팜", "237690", "KOSDAQ", 98000, 20.1, "에스티팜(주)"),
 ]
-PREFIX = ["한빛", "대성", "세원", "동양", "코리아", "대한", "신성", "태광", "우진", "삼영", "대림", "동원", "한솔", "경인", "서한",
-          "성우", "유니", "아이엠", "진양", "광명", "금강", "미래", "새한", "영풍", "오성", "일진", "청호", "한국", "하이", "넥스"]
-SUFFIX = ["전자", "정밀", "바이오", "테크", "화학", "제약", "산업", "에너지", "소재", "반도체", "시스템", "로보틱스", "건설",
-          "식품", "중공업", "머티리얼즈", "헬스케어", "디스플레이", "네트웍스", "엔지니어링"]
-
-
 def isin_check_digit(body: str) -> str:
     """ISO 6166 check digit: letters -> numbers (A=10), Luhn over the digit string."""
     digits = "".join(str(int(ch, 36)) for ch in body)
@@ -115,16 +111,14 @@ def generate(ctx) -> dict:
     days = business_days(last - timedelta(days=DAYS_BACK), last)
     items = [dict(zip(("itmsNm", "srtnCd", "mrktCtg", "price", "shares_m", "corpNm"), r)) for r in REAL]
     used = {i["srtnCd"] for i in items}
-    names = {i["itmsNm"] for i in items}
-    while len(items) < 150:
-        name = rng.choice(PREFIX) + rng.choice(SUFFIX)
-        code = f"{rng.randint(1, 49999) * 10:06d}"
-        if name in names or code in used:
-            continue
-        names.add(name)
-        used.add(code)
-        market = "KOSDAQ" if rng.random() < 0.6 else "KOSPI"
-        items.append({"itmsNm": name, "srtnCd": code, "mrktCtg": market, "price": float(np.exp(rng.uniform(np.log(1500), np.log(90000)))),
+    # common stock of Korean issuers (ISIN KR7<code>00x): codes ending in 0, not the 9xxxxx of
+    # foreign issuers; SPACs left out
+    listed = [r for r in table_rows("krx_listed_companies") if r["code"] not in used and "스팩" not in r["name"]
+              and r["listed"] < last.isoformat() and r["code"].endswith("0") and not r["code"].startswith("9")]
+    for r in rng.sample(listed, 150 - len(items)):
+        name = r["name"]
+        items.append({"itmsNm": name, "srtnCd": r["code"], "mrktCtg": r["market"],
+                      "price": float(np.exp(rng.uniform(np.log(1500), np.log(90000)))),
                       "shares_m": rng.uniform(5, 80), "corpNm": f"{name}(주)" if rng.random() < 0.6 else f"(주){name}"})
     for it in items:
         it["isinCd"] = isin_of(it["srtnCd"])

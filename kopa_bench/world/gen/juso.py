@@ -5,7 +5,10 @@ roads like 세종대로, 테헤란로 where they are, generated `<dong stem>로/
 building numbers, a legal-dong admCd (the real 10-digit code of the dong), a 12-digit
 rnMgtSn (시군구 code + 7-digit road serial), a 25-digit bdMgtSn, zip codes in the sido's real
 range, and public buildings (시청/구청/군청 per district, a 행정복지센터 per dong, schools,
-apartments), plus every NEIS school at its ORG_RDNMA address. Entrance coordinates are stored as WGS84 and UTM-K (EPSG:5179, juso entX/entY).
+apartments), plus every NEIS school at its real road address (ORG_RDNMA) and real coordinates,
+and the public buildings of `_landmarks` (서울특별시청, 세종대로 110 ...) at their real positions; the
+other buildings sit near their legal dong's point. Entrance coordinates are stored as WGS84
+and UTM-K (EPSG:5179, juso entX/entY).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...geo import wgs84_to_utmk_arrays
+from ._landmarks import LANDMARKS
 
 DEPENDS = ["regions", "neis"]
 
@@ -33,12 +37,6 @@ REAL_ROADS = {
     "41135": [("판교역로", "백현동"), ("분당로", "서현동"), ("황새울로", "수내동")],
     "36110": [("한누리대로", "어진동"), ("도움6로", "어진동")],
 }
-LANDMARKS = [  # (lawd_cd, dong, road, no, name)
-    ("11140", "태평로1가", "세종대로", 110, "서울특별시청"),
-    ("11110", "세종로", "세종대로", 209, "정부서울청사"),
-    ("11680", "삼성동", "학동로", 426, "강남구청"),
-    ("11560", "여의도동", "의사당대로", 1, "국회의사당"),
-]
 BRANDS = ["래미안", "자이", "힐스테이트", "푸르지오", "e편한세상", "롯데캐슬", "아이파크", "더샵", "SK뷰", "현대", "주공", "한신"]
 SUFFIX_ROAD = ["로", "길", "대로", "로", "길"]
 
@@ -53,6 +51,19 @@ def _stem(umd: str) -> str:
     return s or umd
 
 
+def parse_road_address(addr: str, p: dict) -> tuple[str, str, int, int] | None:
+    """'경상남도 함양군 함양읍 함양여중길 18-9' -> ('함양읍', '함양여중길', 18, 9) for a place in 함양군."""
+    head = f"{p['sido_name']} {p['sgg_name']} " if p["sgg_name"] else f"{p['sido_name']} "
+    if not addr.startswith(head):
+        return None
+    *words, num = addr[len(head):].split()
+    mn, _, sl = num.partition("-")
+    if not words or not mn.isdigit() or (sl and not sl.isdigit()):
+        return None
+    emd = words.pop(0) if len(words) > 1 and words[0].endswith(("읍", "면")) else ""
+    return emd, "".join(words), int(mn), int(sl or 0)
+
+
 def generate(ctx) -> dict:
     rng = np.random.default_rng(int(ctx.rng("juso").random() * 2**32))
     places = sorted(ctx.rows("places"), key=lambda p: p["region_cd"])
@@ -65,10 +76,14 @@ def generate(ctx) -> dict:
                             "buldMnnm", "buldSlno", "mtYn", "lnbrMnnm", "lnbrSlno", "emdNo", "hemdNm", "lat", "lon",
                             "sido_short")}
 
-    def add(p, road, rn_sn, mn, sl, name, apt, udrt="0", g=None):
+    def add(p, road, rn_sn, mn, sl, name, apt, udrt="0", g=None, at=None, emd_prefix=""):
+        """One building; `at` = its real (lat, lon), else near its dong's point; `emd_prefix` = the
+        읍/면 a rural road address names before the road."""
         rng_ = rng if g is None else g
         sido, sgg, umd = p["sido_name"], p["sgg_name"], p["umd_name"]
         head = f"{sido} {sgg} " if sgg else f"{sido} "
+        if emd_prefix:
+            head += emd_prefix + " "
         num = f"{mn}" if sl == 0 else f"{mn}-{sl}"
         part1 = f"{head}{'지하 ' if udrt == '1' else ''}{road} {num}"
         extra = []
@@ -82,6 +97,8 @@ def generate(ctx) -> dict:
         jibun = f"{head}{umd} {lot}" + (f" {name}" if name else "")
         lat = p["lat"] + rng_.normal(0, 0.004)
         lon = p["lon"] + rng_.normal(0, 0.005)
+        if at is not None:
+            lat, lon = at
         zr = ZIP_RANGE.get(p["region_cd"][:2], (1, 63))
         zip_base = zr[0] * 1000 + (int(p["lawd_cd"][2:]) * 37) % ((zr[1] - zr[0] + 1) * 1000)
         zipno = f"{min(zip_base + int(rng_.integers(0, 60)), 63999):05d}"
@@ -161,15 +178,15 @@ def generate(ctx) -> dict:
                 else:
                     name = ""
                 add(p, road, road_code(road), mn, sl, name, k == "apt")
-        for lw, dong, road, no, name in LANDMARKS:
+        for lw, dong, road, no, name, lat, lon in LANDMARKS:
             if lw == lawd:
                 p = next((d for d in dongs if d["umd_name"] == dong), dongs[0])
-                add(p, road, road_code(road), no, 0, name, False)
+                add(p, road, road_code(road), no, 0, name, False, at=(lat, lon))
 
-    # NEIS schools: every school's road address (ORG_RDNMA) is a building here too, so school ->
-    # juso -> coordinates/KOSIS chains work. Appended after the rows above from their own RNG
-    # stream, so the other buildings are unchanged; a road the district already has keeps its
-    # rnMgtSn, and an address already taken by another building is left as it is.
+    # NEIS schools: every school's real road address (ORG_RDNMA) is a building here too, at the
+    # school's real coordinates, so school -> juso -> coordinates/KOSIS chains work. Appended after
+    # the rows above from their own RNG stream, so the other buildings are unchanged; a road the
+    # district already has keeps its rnMgtSn, and an address already taken stays as it is.
     srng = np.random.default_rng(int(ctx.rng("juso.schools").random() * 2**32))
     place_at: dict[tuple[str, str], dict] = {}
     for p in places:
@@ -177,22 +194,21 @@ def generate(ctx) -> dict:
     for sch in sorted(ctx.rows("neis_schools"), key=lambda r: r["SD_SCHUL_CODE"]):
         p = place_at.get((sch["_lawd_cd"], sch["_umd_name"]))
         if p is None or p["lawd_cd"] not in road_tables:
-            continue
-        head = f"{p['sido_name']} {p['sgg_name']} " if p["sgg_name"] else f"{p['sido_name']} "
-        addr = sch["ORG_RDNMA"]
-        if not addr.startswith(head):
-            continue
-        road, _, num = addr[len(head):].rpartition(" ")
-        if not road or not num.isdigit():
-            continue
+            raise ValueError(f"school {sch['SCHUL_NM']} ({sch['SD_SCHUL_CODE']}) is in no known legal dong "
+                             f"({sch['_lawd_cd']} {sch['_umd_name']}); fix its address in refdata/schools.csv.gz")
+        parsed = parse_road_address(sch["ORG_RDNMA"], p)
+        if parsed is None:
+            raise ValueError(f"school {sch['SCHUL_NM']}: road address {sch['ORG_RDNMA']!r} does not start with its "
+                             f"district {p['sido_name']} {p['sgg_name']} or lacks a building number")
+        emd, road, mn, sl = parsed
         roads, serial, used = road_tables[p["lawd_cd"]]
-        if (road, int(num), 0) in used:
+        if (emd + road, mn, sl) in used:
             continue
-        used.add((road, int(num), 0))
+        used.add((emd + road, mn, sl))
         if road not in roads:
             serial[0] += int(srng.integers(1, 40))
             roads[road] = f"{p['lawd_cd']}{serial[0]:07d}"
-        add(p, road, roads[road], int(num), 0, sch["SCHUL_NM"], False, g=srng)
+        add(p, road, roads[road], mn, sl, sch["SCHUL_NM"], False, g=srng, at=(sch["_lat"], sch["_lon"]), emd_prefix=emd)
 
     x, y = wgs84_to_utmk_arrays(np.array(rows["lat"]), np.array(rows["lon"]))
     table = pa.table({k: pa.array(v) for k, v in rows.items()})

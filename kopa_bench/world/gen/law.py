@@ -1,9 +1,12 @@
 """국가법령정보 (law.go.kr DRF): ~150 real Korean statutes and ~500 precedents citing them.
 
-Law names, kinds and competent ministries are real. 법령ID (6 digits), 법령일련번호 (MST),
+Law names, kinds and competent ministries are real; so are the names of the laws the real
+plenary bills of the 22nd Assembly amend (their ministry is the committee's lead ministry). 법령ID (6 digits), 법령일련번호 (MST),
 dates and promulgation numbers are plausible but GENERATED. Article numbers/titles are the
-real ones where listed below; article text (조문내용/항) is a GENERATED paraphrase, not the
-official wording. Precedent case numbers, names and texts are GENERATED; 참조조문 cite
+real ones where listed below. The 20 statutes of refdata `statute_articles` (도로교통법, 민법,
+형법, 근로기준법 ... and their 시행령/시행규칙) carry every article's official text (조문내용/항, as
+of the 2026-06 snapshot); every other article text is a GENERATED paraphrase, not the official
+wording. Precedent case numbers, names and texts are GENERATED; 참조조문 cite
 articles that exist in this world (e.g. '도로교통법 제44조'), so precService -> lawService
 (JO) chains resolve.
 """
@@ -11,7 +14,11 @@ articles that exist in this world (e.g. '도로교통법 제44조'), so precServ
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
+
+from ...refdata import table_rows
+from ...transforms import apply_transform
 
 DEPENDS: list[str] = []
 
@@ -104,6 +111,61 @@ EXTRA_LAWS = [
     ("국민체육진흥법", "법률", "문화체육관광부", ""), ("군인사법", "법률", "국방부", ""),
     ("남북교류협력에 관한 법률", "법률", "통일부", "남북교류협력법"),
 ]
+# The laws the real plenary bills (refdata `assembly22_bills`) amend are real laws too; those the
+# lists above lack are added last, from their own RNG stream, so every earlier row is unchanged.
+# Their competent ministry is not in the source: it is the lead ministry of the committee that
+# handled the bill (an approximation, like the generated 법령ID and dates of every law here).
+COMMITTEE_MINISTRY = {
+    "법제사법위원회": "법무부", "정무위원회": "금융위원회", "기획재정위원회": "기획재정부", "교육위원회": "교육부",
+    "과학기술정보방송통신위원회": "과학기술정보통신부", "외교통일위원회": "외교부", "국방위원회": "국방부",
+    "행정안전위원회": "행정안전부", "문화체육관광위원회": "문화체육관광부", "농림축산식품해양수산위원회": "농림축산식품부",
+    "산업통상자원중소벤처기업위원회": "산업통상자원부", "보건복지위원회": "보건복지부", "환경노동위원회": "환경부",
+    "국토교통위원회": "국토교통부", "여성가족위원회": "여성가족부", "국회운영위원회": "국회", "정보위원회": "국회",
+}
+
+
+def real_bill_laws(known: set[str]) -> list[tuple[str, str, str, str]]:
+    """(name, kind, ministry, abbreviation) of the laws real plenary 법률안 amend, not in `known`.
+    New-law and repeal bills (the name still ends in 법안/법률안 after stripping) are left out:
+    no current law answers to them."""
+    out: dict[str, tuple[str, str, str, str]] = {}
+    for b in table_rows("assembly22_bills"):
+        if b["bill_kind"] != "법률안":
+            continue
+        name = apply_transform("bill_to_law_name", re.sub(r"(\(대안\))?\([^()]*\)$", "", b["title"]).strip())
+        if name in known or name.endswith(("법안", "법률안")) or not name.endswith(("법", "법률")):
+            continue
+        out.setdefault(name, (name, "법률", COMMITTEE_MINISTRY.get(b["committee"], "국회"), ""))
+    return [out[k] for k in sorted(out)]
+
+
+def _norm(name: str) -> str:
+    return name.replace("ㆍ", "·")
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+
+
+def real_statutes() -> dict[str, dict]:
+    """Normalised law name -> {kind, ministry, articles: [(no, branch, title, text)]} of the
+    statutes whose official article texts are vendored (refdata `statute_articles`)."""
+    out: dict[str, dict] = {}
+    for r in table_rows("statute_articles"):
+        law = out.setdefault(_norm(r["law_name"]), {"name": r["law_name"], "kind": r["kind"],
+                                                    "ministry": r["ministry"].split(",")[0], "articles": []})
+        m = re.fullmatch(r"제(\d+)조(?:의(\d+))?", r["article_no"])
+        if m:
+            law["articles"].append((int(m.group(1)), int(m.group(2) or 0), r["title"], r["text"]))
+    return out
+
+
+def article_paragraphs(text: str) -> tuple[str, list[dict]]:
+    """Official article text -> (text before the first 항, [{항번호, 항내용}]) as lawService splits it."""
+    parts = [p for p in re.split(f"\n*(?=[{CIRCLED}] )", text.strip()) if p]
+    head = "" if not parts or parts[0][0] in CIRCLED else parts.pop(0).strip()
+    return head, [{"항번호": p[0], "항내용": p.strip()} for p in parts]
+
+
 GENERIC = ["목적", "정의", "적용 범위", "국가 등의 책무", "다른 법률과의 관계", "기본계획의 수립", "신고", "허가", "등록의 취소", "보고 및 검사",
            "권한의 위임", "벌칙", "양벌규정", "과태료"]
 # real article titles: law -> [(article no, branch, title)]
@@ -202,7 +264,8 @@ def jo_code(no: int, branch: int) -> str:
 
 def generate(ctx) -> dict:
     rng = ctx.rng("law")
-    laws, arts = [], []
+    statutes = real_statutes()
+    laws, arts, cite_arts = [], [], []
     mst = 250000
     law_index = {}
 
@@ -224,10 +287,13 @@ def generate(ctx) -> dict:
         laws.append(row)
         law_index[name] = row
         base = name.replace(" 시행령", "").replace(" 시행규칙", "")
+        # the article list the precedents cite from: drawn as before for every law, so adding the
+        # official texts changed no precedent (their cited articles exist in both lists)
         art_list = ARTICLES.get(name)
         if art_list is None:
             n = rng.randrange(5, 9)
             art_list = [(k + 1, 0, GENERIC[k]) for k in range(n - 2)] + [(40 + rng.randrange(0, 30), 0, "벌칙"), (50 + rng.randrange(30, 60), 0, "과태료")]
+        generated = []
         for ai, (no, br, title) in enumerate(art_list):
             label = f"제{no}조" + (f"의{br}" if br else "")
             # GENERATED paraphrase, not the official text
@@ -236,9 +302,22 @@ def generate(ctx) -> dict:
                     for h in range(n_hang)]
             body = (f"{label}({title}) 이 법은 {title}에 관한 사항을 규정함을 목적으로 한다." if title == "목적"
                     else f"{label}({title})")
+            generated.append({"법령일련번호": str(mst), "법령ID": law_id, "법령명": name, "조문순서": ai, "조문번호": str(no),
+                              "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
+                              "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"), "조문내용": body,
+                              "항": json.dumps(hang, ensure_ascii=False)})
+        cite_arts.extend(generated)
+        official = statutes.get(_norm(name))
+        if not official:
+            arts.extend(generated)
+            return
+        for ai, (no, br, title, text) in enumerate(official["articles"]):  # the official text of every article
+            label = f"제{no}조" + (f"의{br}" if br else "")
+            head, hang = article_paragraphs(text)
             arts.append({"법령일련번호": str(mst), "법령ID": law_id, "법령명": name, "조문순서": ai, "조문번호": str(no),
                          "조문가지번호": str(br) if br else "", "JO": jo_code(no, br), "조문키": f"{no:04d}{br:02d}1",
-                         "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"), "조문내용": body,
+                         "조문여부": "조문", "조문제목": title, "조문시행일자": eff.strftime("%Y%m%d"),
+                         "조문내용": f"{label}({title}) {head}".strip() if title else f"{label} {head}".strip(),
                          "항": json.dumps(hang, ensure_ascii=False)})
     for i, (name, kind, ministry, abbr) in enumerate(LAWS):
         add_law(i, name, kind, ministry, abbr, rng)
@@ -249,7 +328,7 @@ def generate(ctx) -> dict:
     for k in range(500):
         law = cited[k % len(cited)] if k < len(cited) * 4 else rng.choice(cited)
         kind, names, mark = CASE_NAMES[law]
-        art_rows = [a for a in arts if a["법령명"] == law and a["조문제목"] not in ("목적", "정의")] or [a for a in arts if a["법령명"] == law]
+        art_rows = [a for a in cite_arts if a["법령명"] == law and a["조문제목"] not in ("목적", "정의")] or [a for a in cite_arts if a["법령명"] == law]
         art = rng.choice(art_rows)
         art_label = f"제{art['조문번호']}조" + (f"의{art['조문가지번호']}" if art["조문가지번호"] else "")
         supreme = rng.random() < 0.7
@@ -261,7 +340,7 @@ def generate(ctx) -> dict:
         case_no = f"{year}{mark2}{rng.randrange(1000, 99999)}"
         serial += rng.randrange(5, 400)
         cname = rng.choice(names)
-        other = rng.choice([a for a in arts if a["법령명"] == "민법" or a["법령명"] == law])
+        other = rng.choice([a for a in cite_arts if a["법령명"] == "민법" or a["법령명"] == law])
         other_label = f"{other['법령명']} 제{other['조문번호']}조" + (f"의{other['조문가지번호']}" if other["조문가지번호"] else "")
         ref = f"{law} {art_label}" + (f", {other_label}" if other_label != f"{law} {art_label}" else "")
         issue = f"[1] {law} {art_label}({art['조문제목']})의 해석 및 적용 범위<br/>[2] 원심판단의 당부"
@@ -281,4 +360,14 @@ def generate(ctx) -> dict:
     xrng = ctx.rng("law.extra")
     for j, (name, kind, ministry, abbr) in enumerate(EXTRA_LAWS):
         add_law(len(LAWS) + j, name, kind, ministry, abbr, xrng)
+    rrng = ctx.rng("law.real_bills")
+    bill_laws = real_bill_laws(set(law_index))
+    for j, (name, kind, ministry, abbr) in enumerate(bill_laws):
+        add_law(len(LAWS) + len(EXTRA_LAWS) + j, name, kind, ministry, abbr, rrng)
+    # the vendored statutes and decrees the lists above lack, with their official texts
+    srng = ctx.rng("law.statutes")
+    known = {_norm(n) for n in law_index}
+    extra = [v for k, v in sorted(statutes.items()) if k not in known]
+    for j, st in enumerate(extra):
+        add_law(len(LAWS) + len(EXTRA_LAWS) + len(bill_laws) + j, st["name"], st["kind"], st["ministry"], "", srng)
     return {"law_laws": laws, "law_articles": arts, "law_precs": precs}

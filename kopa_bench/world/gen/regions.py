@@ -1,15 +1,20 @@
 """Administrative geography: legal-dong codes (MOIS) and a coordinate for every dong.
 
-Coordinates come from the KMA grid table (행정동 centroids). A legal dong takes the
-coordinate of the administrative dong with the same name in the same district; otherwise
-its district's centroid plus a small deterministic offset, so every dong has a place on the
-map and chains like dong -> TM coordinates -> nearest station always work.
+Coordinates come from real points, in this order: the KMA grid table's 행정동 point of the
+administrative dong with the same name in the same district; the median position of the real
+schools in the legal dong (refdata `schools`, by 지번 address); a landmark building in it
+(`_landmarks`: 태평로1가 is where 서울특별시청 stands); else its district's point plus a small
+deterministic offset, so every dong has a place on the map and chains like dong -> TM
+coordinates -> nearest station always work.
 """
 
 from __future__ import annotations
 
+from statistics import median
+
 from ...transforms.regions import SIDO
 from ...refdata import table_rows
+from ._landmarks import LANDMARKS
 
 SIDO_SHORT = {full: short for _, full, short, _ in SIDO}
 
@@ -49,6 +54,14 @@ def generate(ctx) -> dict:
         else:
             by_sido[sido] = ll
 
+    # real points inside legal dongs: schools (by their 지번 address), then landmark buildings
+    points: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+    for s in table_rows("schools"):
+        sido, sgg, umd, _ = split_name(s["jibun_addr"])
+        points.setdefault((sido, _nospace(sgg), umd), []).append((s["lat"], s["lon"]))
+    real_point = {k: (median(p[0] for p in v), median(p[1] for p in v)) for k, v in points.items()}
+    landmark_at = {(lawd, dong): (lat, lon) for lawd, dong, _, _, _, lat, lon in LANDMARKS}
+
     legal, places = [], []
     for row in table_rows("legal_dong_codes"):
         if row["status"] != "존재":
@@ -72,7 +85,8 @@ def generate(ctx) -> dict:
             "locallow_nm": lowest, "adpt_de": f"{rng.choice([1988, 1995, 2006, 2012, 2023])}0{rng.randint(1, 9)}1{rng.randint(0, 9)}",
         })
         if umd and not ri:
-            ll = by_dong.get((sido, _nospace(sgg), umd))
+            ll = by_dong.get((sido, _nospace(sgg), umd)) or real_point.get((sido, _nospace(sgg), umd)) \
+                or landmark_at.get((code[:5], umd))
             if ll is None:
                 base = by_sgg.get((sido, _nospace(sgg))) or by_sido.get(sido)
                 if base is None:
