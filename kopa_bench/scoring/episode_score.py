@@ -4,8 +4,8 @@ RESPONSE  each fact stated in the final answer (after normalisation)
 GROUNDED  each stated fact was in a result the agent itself received (guesses do not count)
 success   every fact stated AND grounded
 ACTION    precision / recall of gold calls matched by agent calls (see matching.py)
-DATA FLOW per gold edge: the agent's argument equals what its OWN upstream call returned,
-          through the same path, pick and transform
+DATA FLOW per gold edge: the agent's argument (at the edge's place in it) equals what its OWN
+          call for the upstream step returned, through the same record, field and transforms
 STATE     share of the records the gold needed (picked + fact sources) the agent received
 """
 
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter, OrderedDict
+from collections import ChainMap, Counter, OrderedDict
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import CallRecord, Episode
-from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
+from kopa_bench.scoring.matching import Matching, match_calls, norm_text
+from kopa_bench.scoring.values import tool_kinds, values_equal
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
@@ -233,12 +234,20 @@ class _Received:
         return (run.tool, field or "count", n) in self.counts
 
 
-def _arg(args: dict[str, Any] | None, name: str) -> Any:
+def _arg_at(args: dict[str, Any] | None, name: str, at: list[str | int]) -> Any:
+    """The agent's value of argument `name` ('a.b' for nested) at position `at` inside it."""
     cur: Any = args or {}
     for part in name.split("."):
         if not isinstance(cur, dict) or part not in cur:
             raise KeyError(name)
         cur = cur[part]
+    for seg in at:
+        if isinstance(seg, int) and isinstance(cur, list) and -len(cur) <= seg < len(cur):
+            cur = cur[seg]
+        elif isinstance(seg, str) and isinstance(cur, dict) and seg in cur:
+            cur = cur[seg]
+        else:
+            raise KeyError(name)
     return cur
 
 
@@ -270,40 +279,60 @@ def _picked(picks: dict, gold: GoldRun, src_step, source: str, calls: list[CallR
     return hit
 
 
+def _edge_expr(edge: Edge) -> Any:
+    """The gold expression of the edge's value (rebuilt for edges recorded without one)."""
+    if edge.expr is not None:
+        return edge.expr
+    if edge.transform:
+        return {"$ref": edge.path, "transform": edge.transform, "args": edge.transform_args}
+    return edge.path
+
+
 def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching,
                 picks: dict | None = None) -> EdgeScore:
-    """`picks` (per episode): (source step, call index) -> the gold's pick re-applied to that call,
-    shared by the edges that read the same call."""
+    """Is the agent's value at the edge's place what the gold's expression gives when its source
+    step is read from the agent's OWN call for that step (the matched call, or the closest one)?
+    Other steps the expression reads keep their gold values, so each source is judged alone.
+    `picks` (per episode): (source step, call index) -> the gold's pick re-applied to that call."""
     base = dict(step=edge.step, arg=edge.arg, source_step=edge.source_step, path=edge.path)
     ci = m.corresponding.get(edge.step)
     if ci is None:
         return EdgeScore(**base, satisfied=False, detail=f"no call to {gold.step(edge.step).tool}")
     try:
-        typed = _arg(calls[ci].arguments, edge.arg)
+        typed = _arg_at(calls[ci].arguments, edge.arg, edge.at)
     except KeyError:
-        return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {edge.arg}")
-    src_step, src_tool = task.step(edge.source_step), gold.step(edge.source_step).tool
-    ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
-    first = m.corresponding.get(edge.source_step)
-    ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
+        where = edge.arg + "".join(f"[{s!r}]" for s in edge.at)
+        return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {where}")
+    src_tool = gold.step(edge.source_step).tool
+    src = m.corresponding.get(edge.source_step)
+    if src is None:
+        return EdgeScore(**base, satisfied=False, detail=f"no earlier successful call to {src_tool} (step {edge.source_step})")
+    if src >= ci:
+        return EdgeScore(**base, satisfied=False, detail=f"its {src_tool} call #{src} comes after call #{ci}")
+    if not calls[src].ok:
+        return EdgeScore(**base, satisfied=False, detail=f"its {src_tool} call #{src} failed")
     picks = {} if picks is None else picks
-    for i in ups:
-        try:
-            picked = _picked(picks, gold, src_step, edge.source_step, calls, i)
-            view = _View(edge.source_step, calls[i], picked)
-            r = Resolver({edge.source_step: view})
-            raw = r.path(parse_ref(edge.path))
-            expected = r.transform(edge.transform, raw, edge.transform_args) if edge.transform else raw
-        except RefError:
-            continue
+    try:
+        picked = _picked(picks, gold, task.step(edge.source_step), edge.source_step, calls, src)
+        steps = ChainMap({edge.source_step: _View(edge.source_step, calls[src], picked)}, _gold_steps(picks, gold))
+        r = Resolver(steps, clock=gold.clock)
         if edge.template:
-            ok = norm_text(expected) in norm_text(typed)
+            ok = norm_text(r.path(parse_ref(edge.path))) in norm_text(typed)
         else:
-            ok = norm_value(expected) == norm_value(typed)
-        if ok:
-            return EdgeScore(**base, satisfied=True, detail=f"from call #{i}")
-    why = "no earlier successful call to " + src_tool if not ups else f"{typed!r} is not what its own {src_tool} call returned"
-    return EdgeScore(**base, satisfied=False, detail=why)
+            ok = values_equal(tool_kinds(gold.step(edge.step).tool).kind(edge.arg), r.value(_edge_expr(edge)), typed)
+    except RefError as exc:
+        return EdgeScore(**base, satisfied=False, detail=f"the gold's path does not resolve on call #{src}: {exc}")
+    if ok:
+        return EdgeScore(**base, satisfied=True, detail=f"from call #{src}")
+    return EdgeScore(**base, satisfied=False, detail=f"{typed!r} is not what its own {src_tool} call #{src} returned")
+
+
+def _gold_steps(picks: dict, gold: GoldRun) -> dict[str, Any]:
+    """The gold's steps by id, built once per episode (kept in `picks`)."""
+    hit = picks.get("gold_steps")
+    if hit is None:
+        hit = picks["gold_steps"] = gold.by_id
+    return hit
 
 
 def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[ResolvedFact] | None = None, *, visible_records: int | None = None) -> EpisodeScore:

@@ -104,6 +104,9 @@ class Step(_Strict):
     pick: Pick | None = Field(default=None, description="selector that sets `picked` for later references")
     condition: Condition | None = Field(default=None, description="the step runs only if this holds; otherwise it is skipped")
     match_ignore: list[str] = Field(default_factory=list, description="arguments not compared when matching agent calls (presentation or free-choice arguments)")
+    alternatives: dict[str, list[Any]] = Field(default_factory=dict, description="argument -> other values an agent may give instead of args[argument] (literals or references; the gold call sends args[argument])")
+    optional: list[str] = Field(default_factory=list, description="arguments of `args` an agent may leave out; when given, they must match like any other")
+    after: list[str] = Field(default_factory=list, description="earlier steps whose calls must come before this one although no value flows between them (state: `cd` before `mkdir`)")
     note: str = Field(default="", description="what the step is for (documentation only)")
 
 
@@ -153,6 +156,7 @@ class Task(_Strict):
                         raise ValueError(f"step {step.id!r} {where} references {src!r}, which is not an earlier step")
                     if seen[src] == step.group:
                         raise ValueError(f"step {step.id!r} {where} references {src!r} in the same group {step.group}; move it to a later group")
+            _check_call_options(step, seen)
             seen[step.id] = step.group
             last_group = step.group
         missing = [t for t in dict.fromkeys(s.tool for s in self.program) if t not in self.tools]
@@ -198,8 +202,25 @@ class Task(_Strict):
         raise KeyError(f"task {self.id} has no step {step_id!r}; steps are {[s.id for s in self.program]}")
 
 
+def _check_call_options(step: Step, seen: dict[str, int]) -> None:
+    """`alternatives` and `optional` name arguments of `args`; `after` names steps of earlier groups."""
+    for name in [*step.alternatives, *step.optional]:
+        if name not in step.args:
+            raise ValueError(f"step {step.id!r} lists {name!r} in alternatives/optional but `args` has no {name!r}; give its gold value in args")
+    for name, alts in step.alternatives.items():
+        if not isinstance(alts, list) or not alts:
+            raise ValueError(f"step {step.id!r} alternatives[{name!r}] must be a non-empty list of accepted values, got {alts!r}")
+    for before in step.after:
+        if before not in seen:
+            raise ValueError(f"step {step.id!r} must come after {before!r}, which is not an earlier step")
+        if seen[before] == step.group:
+            raise ValueError(f"step {step.id!r} must come after {before!r} in the same group {step.group}; ordered steps belong to different groups")
+
+
 def _step_exprs(step: Step):
     yield "args", step.args
+    if step.alternatives:
+        yield "alternatives", step.alternatives
     if step.pick is not None:
         yield "pick.where", step.pick.where
         yield "pick.contains", step.pick.contains
