@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.matching import Matching, match_calls, norm_text
-from kopa_bench.scoring.values import tool_kinds, values_equal
+from kopa_bench.scoring.values import text_form, tool_kinds, values_equal, wire
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
@@ -174,7 +174,7 @@ class _Received:
         self.values = RecordValues(self.with_counts)  # every field value, normalised once per kind
         self._canon_set: set[str] | None = None
         self._buckets: dict[str, tuple[dict[Any, list[dict]], list[dict]]] = {}
-        self._seen: dict[int, bool] = {}
+        self._seen: dict[int, tuple[dict, bool]] = {}
 
     def _bucket(self, key: str) -> tuple[dict[Any, list[dict]], list[dict]]:
         """Received records by their value of `key` (unhashable values kept aside)."""
@@ -195,9 +195,9 @@ class _Received:
         the same JSON types throughout (1, 1.0 and True are `==`) when no NaN is involved.
         `key` (one of the record's fields) picks the candidates: the received records with the
         same value there; a field whose values differ between records keeps that list short."""
-        hit = self._seen.get(id(record))  # the gold's own record objects, alive while scoring
-        if hit is not None:
-            return hit
+        seen = self._seen.get(id(record))  # the gold's own record objects; each entry holds its record
+        if seen is not None and seen[0] is record:
+            return seen[1]
         target, nan = _target(record)
         if nan:
             if self._canon_set is None:
@@ -223,7 +223,7 @@ class _Received:
                 except ValueError:
                     break
                 hit = _same_json_types(cands[i - 1], record)
-        self._seen[id(record)] = hit
+        self._seen[id(record)] = (record, hit)
         return hit
 
     def has_source(self, gold: GoldRun, step: str, index: int | None, field: str | None) -> bool:
@@ -232,6 +232,40 @@ class _Received:
             return self.has_record(run.records[index], _selective_key(run.records))
         n = run.total_count if field == "total_count" and run.total_count is not None else len(run.records)
         return (run.tool, field or "count", n) in self.counts
+
+
+_RECEIVED: "OrderedDict[tuple, tuple[list, _Received]]" = OrderedDict()
+_STATED: "OrderedDict[tuple[int, str], tuple[ResolvedFact, bool]]" = OrderedDict()
+_MEMO_SIZE = 64
+
+
+def _received(calls: list[CallRecord], visible_records: int | None) -> _Received:
+    """_Received of these results, shared by episodes that received the very same result objects
+    (variants of one trajectory, as the scorer audit makes); each entry holds its results."""
+    results = [c.result for c in calls]
+    key = (visible_records, *((id(r), c.ok) for r, c in zip(results, calls)))
+    hit = _RECEIVED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], results)):
+        _RECEIVED.move_to_end(key)
+        return hit[1]
+    recv = _Received(calls, visible_records)
+    _RECEIVED[key] = (results, recv)
+    if len(_RECEIVED) > _MEMO_SIZE:
+        _RECEIVED.popitem(last=False)
+    return recv
+
+
+def _stated(f: ResolvedFact, text: str) -> bool:
+    """fact_in_text, memoised for one fact object and answer text."""
+    key = (id(f), text)
+    hit = _STATED.get(key)
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    out = fact_in_text(f, text)
+    _STATED[key] = (f, out)
+    if len(_STATED) > 8 * _MEMO_SIZE:
+        _STATED.popitem(last=False)
+    return out
 
 
 def _arg_at(args: dict[str, Any] | None, name: str, at: list[str | int]) -> Any:
@@ -312,19 +346,46 @@ def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], 
     if not calls[src].ok:
         return EdgeScore(**base, satisfied=False, detail=f"its {src_tool} call #{src} failed")
     picks = {} if picks is None else picks
-    try:
-        picked = _picked(picks, gold, task.step(edge.source_step), edge.source_step, calls, src)
-        steps = ChainMap({edge.source_step: _View(edge.source_step, calls[src], picked)}, _gold_steps(picks, gold))
-        r = Resolver(steps, clock=gold.clock)
-        if edge.template:
-            ok = norm_text(r.path(parse_ref(edge.path))) in norm_text(typed)
-        else:
-            ok = values_equal(tool_kinds(gold.step(edge.step).tool).kind(edge.arg), r.value(_edge_expr(edge)), typed)
-    except RefError as exc:
-        return EdgeScore(**base, satisfied=False, detail=f"the gold's path does not resolve on call #{src}: {exc}")
+    expected = _expected(task, gold, edge, calls, src, picks)
+    if isinstance(expected, RefError):
+        return EdgeScore(**base, satisfied=False, detail=f"the gold's path does not resolve on call #{src}: {expected}")
+    kind = tool_kinds(gold.step(edge.step).tool).kind(edge.arg)
+    if edge.template:  # the value is part of a longer text: found in it, read like the parameter
+        fold = norm_text if kind in ("code", "number") else _text
+        ok = fold(expected) in fold(typed)
+    else:
+        ok = values_equal(kind, expected, typed)
     if ok:
         return EdgeScore(**base, satisfied=True, detail=f"from call #{src}")
     return EdgeScore(**base, satisfied=False, detail=f"{typed!r} is not what its own {src_tool} call #{src} returned")
+
+
+_EXPECTED: "OrderedDict[tuple[int, int, int], tuple[Edge, Any, Any, Any]]" = OrderedDict()
+
+
+def _expected(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], src: int, picks: dict) -> Any:
+    """The edge's value read from call `src` (a RefError when the gold's path does not resolve
+    there), memoised for the same edge, result and arguments objects across episodes."""
+    call = calls[src]
+    key = (id(edge), id(call.result), id(call.arguments))
+    hit = _EXPECTED.get(key)
+    if hit is not None and hit[0] is edge and hit[1] is call.result and hit[2] is call.arguments:
+        return hit[3]
+    try:
+        picked = _picked(picks, gold, task.step(edge.source_step), edge.source_step, calls, src)
+        steps = ChainMap({edge.source_step: _View(edge.source_step, call, picked)}, _gold_steps(picks, gold))
+        r = Resolver(steps, clock=gold.clock)
+        value = r.path(parse_ref(edge.path)) if edge.template else r.value(_edge_expr(edge))
+    except RefError as exc:
+        value = exc
+    _EXPECTED[key] = (edge, call.result, call.arguments, value)
+    if len(_EXPECTED) > 64 * _MEMO_SIZE:
+        _EXPECTED.popitem(last=False)
+    return value
+
+
+def _text(v: Any) -> str:
+    return text_form(wire(v))
 
 
 def _gold_steps(picks: dict, gold: GoldRun) -> dict[str, Any]:
@@ -341,12 +402,12 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
         raise ValueError(f"episode is for task {episode.task_id!r} but the task is {task.id!r}")
     facts = facts if facts is not None else compute_answer(task, gold)
     calls = episode.calls
-    recv = _Received(calls, visible_records)
+    recv = _received(calls, visible_records)
     diag: list[str] = []
 
     fact_scores = []
     for f in facts:
-        stated = fact_in_text(f, episode.final_answer)
+        stated = _stated(f, episode.final_answer)
         if f.direct and f.kind != "bool":
             grounded = recv.values.contains(f)
         else:
