@@ -85,3 +85,14 @@ def test_check_data(tmp_path) -> None:
     assert "kopa-fixture-103: gold does not execute" in out
     assert "kopa-fixture-104: schema" in out and "shape" in out
     assert "kopa-fixture-001" not in out.split("problems", 1)[1]
+
+
+def test_audit_scorer_json() -> None:
+    res = invoke("bench", "audit-scorer", "--tasks-file", FIXTURE, "--json")
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["real_error_kill_rate"] == 1.0 and rep["harmless_change_rate"] == 0.0 and not rep["failures"]
+    kinds = {row["kind"]: row for row in rep["kinds"]}
+    assert kinds["wrong_value"]["n"] > 0 and kinds["wrong_value"]["rate"] == 1.0 and kinds["paging"]["real"] is False
+    table = invoke("bench", "audit-scorer", "--tasks-file", FIXTURE)
+    assert table.exit_code == 0 and "real_error_kill_rate 1.0000" in table.output
