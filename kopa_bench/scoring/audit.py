@@ -1,10 +1,11 @@
 """The scorer's mutation audit: perturb the oracle's trajectory of every task and score each variant.
 
 A real error must score lower on the axis it breaks; a harmless variant must change no axis.
-Real errors: a wrong value per argument, an extra argument, a type change, a dropped leading
-zero, a value from another record of the source step (swapped source), a dropped call, an extra
-call. Harmless: parallel calls reordered, case / space / punctuation variants of free text, the
-same value in another JSON type that reaches the platform unchanged, another page size.
+Real errors: a wrong value per argument, an extra argument, a type change (a scalar sent as a
+list, a number as a boolean), a dropped leading zero, a value from another record of the source
+step (swapped source), a dropped call, an extra call. Harmless: parallel calls reordered, case /
+space / punctuation variants of free text, the same value in another JSON type that reaches the
+platform unchanged, another page size.
 
 The oracle's trajectory is the gold run's own calls and results with an answer stating every fact
 (`answer`, e.g. the oracle agent's answer text). Mutated calls keep the results the gold calls got:
@@ -28,7 +29,7 @@ from kopa_bench.scoring.episode_score import EpisodeScore, score_episode
 from kopa_bench.scoring.values import text_form, tool_kinds, wire
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.program import Edge, GoldRun, ToolExecutor, execute_program
-from kopa_bench.tasks.refs import RefError
+from kopa_bench.tasks.refs import RefError, parse_ref
 from kopa_bench.tasks.resolve import Resolver
 from kopa_bench.tasks.task_schema import Task
 
@@ -190,18 +191,12 @@ def _swapped(task: Task, gold: GoldRun, edge: Edge) -> Any:
         try:
             steps = {**gold.by_id, edge.source_step: view}
             r = Resolver(steps, clock=gold.clock)
-            value = r.path(_ref(edge.path)) if edge.template else r.value(edge.expr)
+            value = r.path(parse_ref(edge.path)) if edge.template else r.value(edge.expr)
         except (RefError, KeyError, IndexError, TypeError, ValueError):
             continue
         if text_form(wire(value)) != text_form(wire(target)) and value not in (None, "", []):
             return value
     return None
-
-
-def _ref(path: str):
-    from kopa_bench.tasks.refs import parse_ref
-
-    return parse_ref(path)
 
 
 def mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
@@ -215,6 +210,8 @@ def mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
         yield Mutant("wrong_value", where, _with_args(calls, i, {**args, arg: _wrong(value, kind)}))
         if not isinstance(value, (list, dict)):
             yield Mutant("type_change", where, _with_args(calls, i, {**args, arg: [value]}))
+        if kind == "number" or (kind is None and isinstance(value, (int, float)) and not isinstance(value, bool)):
+            yield Mutant("type_change", f"{where} (boolean)", _with_args(calls, i, {**args, arg: True}))
         if isinstance(value, str) and kind in ("code", None) and _LEADING_ZERO.fullmatch(value):
             yield Mutant("dropped_leading_zero", where, _with_args(calls, i, {**args, arg: int(value)}))
         if isinstance(value, str) and kind in ("text", None):
