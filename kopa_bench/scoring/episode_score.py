@@ -243,7 +243,7 @@ def _received(calls: list[CallRecord], visible_records: int | None) -> _Received
     """_Received of these results, shared by episodes that received the very same result objects
     (variants of one trajectory, as the scorer audit makes); each entry holds its results."""
     results = [c.result for c in calls]
-    key = (visible_records, *((id(r), c.ok) for r, c in zip(results, calls)))
+    key = (visible_records, *((id(r), c.ok, c.tool) for r, c in zip(results, calls)))
     hit = _RECEIVED.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], results)):
         _RECEIVED.move_to_end(key)
