@@ -366,11 +366,11 @@ def audit_scorer(split: str = typer.Option("test,dev", help="comma-separated spl
         from rich.table import Table
 
         t = Table(title=f"scorer audit: {rep.n_mutations} mutants of {rep.n_tasks} oracle trajectories ({rep.cpu_seconds:.1f} s CPU)")
-        for col in ("mutation", "kind", "axis", "n", "caught", "rate"):
+        for col in ("mutation", "kind", "axis", "n", "of them format 2.0", "caught", "rate"):
             t.add_column(col)
         for row in rep.kinds:
             t.add_row(row.kind, "real error" if row.real else "harmless", row.axis or "every axis", str(row.n),
-                      str(row.caught), f"{row.rate:.3f}")
+                      str(row.n_format2), str(row.caught), f"{row.rate:.3f}")
         Console().print(t)
         typer.echo(f"real_error_kill_rate {rep.real_error_kill_rate:.4f} (goal 1.0)   "
                    f"harmless_change_rate {rep.harmless_change_rate:.4f} (goal 0.0)")

@@ -5,7 +5,13 @@ Real errors: a wrong value per argument, an extra argument, a type change (a sca
 list, a number as a boolean), a dropped leading zero, a value from another record of the source
 step (swapped source), a dropped call, an extra call. Harmless: parallel calls reordered, case /
 space / punctuation variants of free text, the same value in another JSON type that reaches the
-platform unchanged, another page size.
+platform unchanged, another page size, and the pages of a paged step fetched by one bigger call
+(which changes only `efficiency`, the call count, so that axis is not compared for it).
+
+Format 2.0 steps are mutated like any other: each for_each expansion and each page is a call of
+the oracle's trajectory (its arguments mutated, the call dropped); a swapped source of a for_each
+expansion reads another record than the element's, one through a named pick another record than
+the pick's.
 
 The oracle's trajectory is the gold run's own calls and results with an answer stating every fact
 (`answer`, e.g. the oracle agent's answer text). Mutated calls keep the results the gold calls got:
@@ -28,7 +34,7 @@ from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.episode_score import EpisodeScore, score_episode
 from kopa_bench.scoring.values import text_form, tool_kinds, wire
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
-from kopa_bench.tasks.program import Edge, GoldRun, ToolExecutor, execute_program
+from kopa_bench.tasks.program import Edge, GoldRun, StepRun, ToolExecutor, each_of, execute_program
 from kopa_bench.tasks.refs import RefError, parse_ref
 from kopa_bench.tasks.resolve import Resolver
 from kopa_bench.tasks.task_schema import Task
@@ -50,7 +56,11 @@ KINDS: dict[str, tuple[bool, str | None]] = {
     "text_punctuation": (False, None),
     "same_wire_value": (False, None),
     "paging": (False, None),
+    "merged_pages": (False, None),
 }
+
+# axes a harmless kind may change: fetching all pages in one call is leaner, the verdicts stay
+SPARED: dict[str, tuple[str, ...]] = {"merged_pages": ("efficiency",)}
 
 _LEADING_ZERO = re.compile(r"0+\d+")
 
@@ -60,6 +70,7 @@ class Mutant:
     kind: str
     where: str
     calls: list[CallRecord]
+    format2: bool = False
 
 
 class MutationResult(BaseModel):
@@ -70,6 +81,7 @@ class MutationResult(BaseModel):
     axis: str | None = None
     changed: list[str] = Field(default_factory=list, description="axes whose value differs from the oracle's")
     caught: bool = Field(description="real: the axis is lower; harmless: no axis changed")
+    format2: bool = Field(default=False, description="the mutated call is a for_each expansion or a page, or reads a named pick or an aggregate")
 
 
 class KindRow(BaseModel):
@@ -78,6 +90,7 @@ class KindRow(BaseModel):
     axis: str | None
     n: int
     caught: int
+    n_format2: int = Field(default=0, description="of n, mutants of a for_each expansion, a page, or a value read through a named pick or an aggregate")
     rate: float = Field(description="real: kill rate (lower on its axis); harmless: change rate (any axis changed)")
 
 
@@ -153,15 +166,23 @@ def _set_at(value: Any, at: list, new: Any) -> Any:
     return out
 
 
-def _step_args(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Iterator[tuple[int, Any, str, Any, str | None]]:
-    """(call index, step, argument, gold value, kind) of every compared argument of the oracle's calls."""
+def _step_args(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Iterator[tuple[int, StepRun, str, Any, str | None]]:
+    """(call index, gold run, argument, gold value, kind) of every compared argument of the oracle's
+    calls (a page's paging arguments are the agent's to choose, so not compared)."""
     index = {c.id: i for i, c in enumerate(calls)}
     for run in gold.executed:
         step, kinds = task.step(run.step_id), tool_kinds(run.tool)
         for arg, value in run.args.items():
-            if arg in step.match_ignore or kinds.ignored(arg):
+            if arg in step.match_ignore or kinds.ignored(arg) or arg in run.page_params:
                 continue
-            yield index[f"call_{run.step_id}"], step, arg, value, kinds.kind(arg)
+            yield index[f"call_{run.step_id}"], run, arg, value, kinds.kind(arg)
+
+
+def _format2(task: Task, gold: GoldRun, step_id: str) -> bool:
+    """Is the gold run `step_id` an expansion, or does it read a named pick or an aggregate?"""
+    run = gold.step(step_id)
+    return run.expansion_of is not None or any(
+        ".picks." in e.path or gold.step(e.source_step).aggregate for e in run.edges)
 
 
 def _text_variants(value: str) -> dict[str, str]:
@@ -183,14 +204,19 @@ def _swapped(task: Task, gold: GoldRun, edge: Edge) -> Any:
     if edge.expr is None or not src.records or "[*]" in edge.path:
         return None
     target = edge.value
+    ref = parse_ref(edge.path)
+    # the record the edge reads now: its named pick's, else the step's pick
+    own = src.picked_index_by_name.get(ref.path[1]) if ref.path[:1] == ("picks",) and len(ref.path) > 1 else src.picked_index
     for j, record in enumerate(src.records):
-        if j == src.picked_index:
+        if j == own:
             continue
         view = src.model_copy(update={"picked": record, "picked_index": j,
+                                      "picked_by_name": {n: record for n in src.picked_by_name},
+                                      "picked_index_by_name": {n: j for n in src.picked_index_by_name},
                                       "result": src.result.model_copy(update={"records": [record] * len(src.records)})})
         try:
             steps = {**gold.by_id, edge.source_step: view}
-            r = Resolver(steps, clock=gold.clock)
+            r = Resolver(steps, clock=gold.clock, each=each_of(task, gold, edge.step))
             value = r.path(parse_ref(edge.path)) if edge.template else r.value(edge.expr)
         except (RefError, KeyError, IndexError, TypeError, ValueError):
             continue
@@ -200,13 +226,43 @@ def _swapped(task: Task, gold: GoldRun, edge: Edge) -> Any:
 
 
 def mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
-    """Every mutation of the oracle's trajectory of `task`."""
+    """Every mutation of the oracle's trajectory of `task`, each flagged when it touches a
+    format 2.0 construct (a for_each expansion, a page, a named pick, an aggregate)."""
+    for m in _mutants(task, gold):
+        step_id = m.where.split(" ", 1)[0].split(".", 1)[0]
+        m.format2 = m.format2 or step_id in gold.by_id and _format2(task, gold, step_id)
+        yield m
+
+
+def _merged_pages(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Iterator[Mutant]:
+    """Each paged step's page calls replaced by one call with a page as big as all of them."""
+    index = {c.id: i for i, c in enumerate(calls)}
+    for run in gold.ran:
+        step = task.step(run.step_id)
+        if not run.aggregate or step.pages is None or len(run.expansions) < 2:
+            continue
+        pages = [gold.step(e) for e in run.expansions]
+        first = index[f"call_{pages[0].step_id}"]
+        args = dict(calls[first].arguments or {})
+        if step.pages.size:
+            args[step.pages.size] = int(args[step.pages.size]) * len(pages)
+        else:
+            args[step.pages.end] = pages[-1].args[step.pages.end]
+        records = [r for p in pages for r in p.records]
+        result = pages[0].result.model_copy(update={"records": records, "arguments": args})
+        merged = calls[first].model_copy(update={"id": f"call_{run.step_id}_all", "arguments": args, "result": result})
+        drop = {index[f"call_{p.step_id}"] for p in pages}
+        out = [merged if j == first else c for j, c in enumerate(calls) if j == first or j not in drop]
+        yield Mutant("merged_pages", f"{pages[0].step_id} ({len(pages)} pages in one call)", out)
+
+
+def _mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
     calls = oracle_calls(gold)
     catalog = get_catalog()
     index = {c.id: i for i, c in enumerate(calls)}
-    for i, step, arg, value, kind in _step_args(task, gold, calls):
+    for i, run, arg, value, kind in _step_args(task, gold, calls):
         args = calls[i].arguments or {}
-        where = f"{step.id}.{arg}"
+        where = f"{run.step_id}.{arg}"
         yield Mutant("wrong_value", where, _with_args(calls, i, {**args, arg: _wrong(value, kind)}))
         if not isinstance(value, (list, dict)):
             yield Mutant("type_change", where, _with_args(calls, i, {**args, arg: [value]}))
@@ -256,7 +312,10 @@ def mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
         if len(idx) > 1:
             out = list(calls)
             out[idx[0]:idx[-1] + 1] = [calls[j] for j in reversed(idx)]
-            yield Mutant("reordered_parallel", f"turn {calls[idx[0]].turn}", out)
+            steps = [calls[j].id.removeprefix("call_") for j in idx]
+            yield Mutant("reordered_parallel", f"turn {calls[idx[0]].turn}", out,
+                         format2=any(_format2(task, gold, s) for s in steps if s in gold.by_id))
+    yield from _merged_pages(task, gold, calls)
     for edge in gold.edges:
         new = _swapped(task, gold, edge)
         if new is None:
@@ -301,9 +360,9 @@ def audit_task(task: Task, gold: GoldRun, facts: list[ResolvedFact], answer: Cal
         if real:
             caught = base[axis] is not None and got[axis] is not None and got[axis] < base[axis]
         else:
-            caught = not changed
+            caught = not [a for a in changed if a not in SPARED.get(m.kind, ())]
         out.append(MutationResult(task_id=task.id, kind=m.kind, where=m.where, real=real, axis=axis,
-                                  changed=changed, caught=caught))
+                                  changed=changed, caught=caught, format2=m.format2))
     return base, out
 
 
@@ -313,7 +372,8 @@ def summarise(results: list[MutationResult], n_tasks: int, seconds: float, cpu_s
     for kind, (real, axis) in KINDS.items():
         rs = [r for r in results if r.kind == kind]
         hit = sum(r.caught for r in rs) if real else sum(not r.caught for r in rs)
-        rows.append(KindRow(kind=kind, real=real, axis=axis, n=len(rs), caught=hit, rate=hit / len(rs) if rs else 0.0))
+        rows.append(KindRow(kind=kind, real=real, axis=axis, n=len(rs), caught=hit, rate=hit / len(rs) if rs else 0.0,
+                            n_format2=sum(r.format2 for r in rs)))
     real_rs = [r for r in results if r.real]
     harmless = [r for r in results if not r.real]
     return AuditReport(

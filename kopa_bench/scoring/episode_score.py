@@ -25,10 +25,9 @@ from kopa_bench.scoring.normalize import RecordValues, fact_in_text, items_state
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.picks import apply_pick
-from kopa_bench.tasks.program import Edge, GoldRun
+from kopa_bench.tasks.program import Edge, GoldRun, each_of
 from kopa_bench.tasks.refs import RefError, parse_ref
-from kopa_bench.tasks.resolve import Each, Resolver
-from kopa_bench.tasks.expand import each_elements
+from kopa_bench.tasks.resolve import Resolver
 
 
 class FactScore(BaseModel):
@@ -432,22 +431,6 @@ def _source_view(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord],
     return _View(edge.source_step, records, total, args, code, picked)
 
 
-def _each(task: Task, gold: GoldRun, step_id: str, picks: dict) -> Each | None:
-    """The current element of a for_each expansion (None for any other step), so the gold's
-    expression (`$each.x`) reads the same record, there in the agent's call."""
-    run = gold.step(step_id)
-    if run.expansion_of is None or run.page is not None:
-        return None
-    if run.each_source is not None:
-        return Each(None, run.each_source)
-    key = ("each", run.expansion_of)
-    elements = picks.get(key)
-    if elements is None:  # an element of a written list: its value
-        step = task.step(run.expansion_of)
-        elements = picks[key] = each_elements(step.for_each, gold.resolver(), f"task {task.id} step {step.id} for_each")
-    return Each(elements[int(step_id.rsplit("[", 1)[1].rstrip("]"))][0], None)
-
-
 def _expected(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], src: tuple[int, ...], picks: dict) -> Any:
     """The edge's value read from the call(s) `src` (a RefError when the gold's path does not
     resolve there), memoised for the same edge, results and arguments objects across episodes."""
@@ -459,7 +442,7 @@ def _expected(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], sr
     try:
         view = _source_view(task, gold, edge, calls, src, picks)
         steps = ChainMap({edge.source_step: view}, _gold_steps(picks, gold))
-        r = Resolver(steps, clock=gold.clock, each=_each(task, gold, edge.step, picks))
+        r = Resolver(steps, clock=gold.clock, each=each_of(task, gold, edge.step))
         value = r.path(parse_ref(edge.path)) if edge.template else r.value(_edge_expr(edge))
     except RefError as exc:
         value = exc

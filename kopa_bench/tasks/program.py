@@ -79,6 +79,11 @@ class StepRun(BaseModel):
     page: int | None = Field(default=None, description="for a page of a paged step: its index (0 = the first page)")
     page_params: list[str] = Field(default_factory=list, description="for a page: the arguments that change from page to page")
 
+    @property
+    def expansion_index(self) -> int | None:
+        """k of an expansion `s2[k]` (the element or page index); None for any other run."""
+        return int(self.step_id.rsplit("[", 1)[1].rstrip("]")) if self.expansion_of is not None else None
+
     # the StepView interface used by Resolver
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -307,6 +312,21 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -
                 runs[run.step_id] = run
     order = [r for s in task.program for r in ([runs[e] for e in runs[s.id].expansions] + [runs[s.id]])]
     return GoldRun(task_id=task.id, clock=now, steps=order)
+
+
+def each_of(task: Task, gold: GoldRun, step_id: str) -> Each | None:
+    """The current element of the for_each expansion `step_id` (None for any other step run), so
+    its gold expressions (`$each.x`) can be evaluated again on other results (an agent's): bound
+    to the same record of the source step, or the element's value for a written list."""
+    run = gold.by_id.get(step_id)
+    if run is None or run.expansion_of is None or run.page is not None:
+        return None
+    if run.each_source is not None:
+        return Each(None, run.each_source)
+    step = task.step(run.expansion_of)
+    elements = each_elements(step.for_each, gold.resolver(), f"task {task.id} step {step.id} for_each")
+    k = run.expansion_index
+    return Each(elements[k][0], None)
 
 
 def execute_program_sync(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:
