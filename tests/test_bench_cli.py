@@ -170,3 +170,14 @@ def test_check_data_format_2_constructs(tmp_path) -> None:
     assert "kopa-fixture-206: gold does not execute" in out and "step s2 for_each" in out and "more than for_each.max=2; raise max" in out
     assert "kopa-fixture-208: step s2 for_each: s2[0] and s2[1] make the same call" in out
     assert "kopa-fixture-207: schema" in out and "no pick named 'worst'" in out and "add it to s1.picks" in out
+
+
+def test_audit_scorer_json() -> None:
+    res = invoke("bench", "audit-scorer", "--tasks-file", FIXTURE, "--json")
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["real_error_kill_rate"] == 1.0 and rep["harmless_change_rate"] == 0.0 and not rep["failures"]
+    kinds = {row["kind"]: row for row in rep["kinds"]}
+    assert kinds["wrong_value"]["n"] > 0 and kinds["wrong_value"]["rate"] == 1.0 and kinds["paging"]["real"] is False
+    table = invoke("bench", "audit-scorer", "--tasks-file", FIXTURE)
+    assert table.exit_code == 0 and "real_error_kill_rate 1.0000" in table.output

@@ -318,3 +318,44 @@ def test_row_range_pages_and_the_bound() -> None:
         paged_task({"page": "pageNo", "size": "numOfRows"}, {"pageNo": 1})
     with pytest.raises(ValueError, match="both for_each and pages"):
         each_task({"of": "$s1.items"}, pages={"page": "pageNo", "size": "numOfRows"}, args={"id": "$each.id", "numOfRows": 3})
+
+
+def test_call_options_validate() -> None:
+    with pytest.raises(ValueError, match="`args` has no 'nope'"):
+        task([{"id": "s1", "tool": "air_tm", "args": {"a": 1}, "optional": ["nope"]}])
+    with pytest.raises(ValueError, match="non-empty list"):
+        task([{"id": "s1", "tool": "air_tm", "args": {"a": 1}, "alternatives": {"a": []}}])
+    with pytest.raises(ValueError, match="not an earlier step"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}, "after": ["s2"]}])
+    with pytest.raises(ValueError, match="same group"):
+        task([{"id": "s1", "tool": "air_tm", "args": {}}, {"id": "s2", "tool": "air_tm", "args": {}, "after": ["s1"]}])
+    with pytest.raises(ValueError, match="not an earlier step"):
+        task([{"id": "s1", "tool": "air_tm", "args": {"a": 1}, "alternatives": {"a": ["$s2.count"]}}])
+
+
+def test_alternatives_resolve_and_edges_know_their_place() -> None:
+    t = task([
+        {"id": "s1", "tool": "air_tm", "args": {"umdName": "성수동"}},
+        {"id": "s2", "tool": "air_near", "group": 1, "alternatives": {"name": ["$s1.items[1].sggName", "성동"]},
+         "args": {"name": "$s1.items[0].sggName", "pts": ["$s1.count", {"x": {"$ref": "$s1.items[1].tmX", "transform": "prefix", "args": {"n": 3}}}]}},
+    ])
+    gold = execute_program_sync(t, world("3"))
+    s2 = gold.step("s2")
+    assert s2.alternatives == {"name": ["서울 성동구", "성동"]}
+    assert s2.args["pts"] == [2, {"x": "203"}]
+    places = {(e.arg, tuple(e.at)): (e.path, e.value) for e in s2.edges}
+    assert places == {("name", ()): ("$s1.items[0].sggName", "경기 광주시"), ("pts", (0,)): ("$s1.count", 2),
+                      ("pts", (1, "x")): ("$s1.items[1].tmX", "203")}
+    assert next(e for e in s2.edges if e.at == [1, "x"]).expr == {"$ref": "$s1.items[1].tmX", "transform": "prefix", "args": {"n": 3}}
+
+
+def test_check_data_names_bad_call_options(catalog) -> None:
+    from kopa_bench.tasks.check import call_option_problems
+
+    tools = ["law_lawService", "law_lawSearch", "law_precSearch", "law_precService", "neis_schoolInfo"]
+    t = task([{"id": "s1", "tool": "law_lawSearch", "args": {"query": "민법", "search": 1}, "match_ignore": ["zz"],
+               "optional": ["search"], "alternatives": {"search": [3], "query": ["민법전"]}}], tools=tools)
+    probs = call_option_problems(t, catalog)
+    assert any("match_ignore names ['zz']" in p for p in probs)
+    assert any("alternative search=3 would be rejected" in p for p in probs)
+    assert not any("alternative query" in p for p in probs) and len(probs) == 2

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kopa_bench.client.result import ToolErrorInfo, ToolResult
 from kopa_bench.episodes import CallRecord, Episode
 from kopa_bench.scoring.episode_score import score_episode
 from kopa_bench.tasks.facts import compute_answer
@@ -17,10 +18,17 @@ from kopa_bench.testing.fake_client import FakeClient
 CASES = sorted((Path(__file__).parent / "data" / "scorer_golden").glob("*.json"))
 
 
+def _result(c: dict, client: FakeClient) -> ToolResult:
+    """The canned result of a call, or the error it came back with (`error`: a ToolErrorInfo)."""
+    if "error" in c:
+        return ToolResult(tool=c["tool"], arguments=c["arguments"], ok=False, error=ToolErrorInfo(**c["error"]))
+    return client.lookup(c["tool"], c["arguments"])
+
+
 def _episode(spec: dict, client: FakeClient) -> Episode:
     calls = [
-        CallRecord(id=f"call_{i}", turn=i, tool=c["tool"], arguments=c["arguments"],
-                   raw_arguments=json.dumps(c["arguments"], ensure_ascii=False), result=client.lookup(c["tool"], c["arguments"]))
+        CallRecord(id=f"call_{i}", turn=i, tool=c["tool"], arguments=c["arguments"], error_kind=c.get("error_kind"),
+                   raw_arguments=json.dumps(c["arguments"], ensure_ascii=False), result=_result(c, client))
         for i, c in enumerate(spec.pop("calls"))
     ]
     return Episode(calls=calls, **spec)

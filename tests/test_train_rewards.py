@@ -227,3 +227,63 @@ def test_task_from_a_kopa_bench_row_drops_the_expected_values():
     row["answer"] = json.dumps([{**f, "expected": "값"} for f in row["answer"]], ensure_ascii=False)
     row["program"] = json.dumps(row["program"], ensure_ascii=False)
     assert task_from_row(row).model_dump(mode="json") == task.model_dump(mode="json")
+
+
+# -- the scorer's issue-21 rules, seen through the rewards (they reuse the scorer, no copy) ------
+
+def _edited(completion, step, **changes):
+    """The completion with the arguments of its `step`-th tool call changed (None removes one)."""
+    out = json.loads(json.dumps(completion, ensure_ascii=False))
+    calls = [tc for m in out if m.get("role") == "assistant" for tc in m.get("tool_calls") or []]
+    args = calls[step]["function"]["arguments"]
+    for k, v in changes.items():
+        if v is None:
+            args.pop(k, None)
+        else:
+            args[k] = v
+    return out
+
+
+def _no_env(name, row, completion):
+    from train import rewards
+
+    rewards.set_default_settings(SETTINGS)
+    return REWARDS[name]([completion], **{k: [row[k]] for k in row})[0]
+
+
+def test_extra_argument_lowers_action_paging_does_not(factories, hyehwa):
+    row = hyehwa[0]
+    completion, _ = _right(factories, hyehwa)
+    assert _no_env("action", row, _edited(completion, 2, zz_unknown_arg="foo")) < 1.0
+    assert _no_env("action", row, _edited(completion, 1, ver="1.1")) == pytest.approx(1.0)  # declared ignorable
+    assert _no_env("action", row, _edited(completion, 0, numOfRows=100, pageNo=1)) == pytest.approx(1.0)
+
+
+def test_same_wire_value_keeps_action_type_change_does_not(factories, hyehwa):
+    row, tm, _, _ = hyehwa
+    completion, _ = _right(factories, hyehwa)
+    assert _no_env("action", row, _edited(completion, 1, tmX=str(tm["tmX"]))) == pytest.approx(1.0)  # "1.5" is 1.5 on the wire
+    assert _no_env("action", row, _edited(completion, 1, tmX=[float(tm["tmX"])])) < 1.0
+
+
+def test_rejected_call_matches_no_gold_step(factories, hyehwa):
+    row = hyehwa[0]
+    completion, _ = _right(factories, hyehwa)
+    rejected = json.loads(json.dumps(completion, ensure_ascii=False))
+    last_tool = max(i for i, m in enumerate(rejected) if m.get("role") == "tool")
+    rejected[last_tool]["content"] = json.dumps({"error": {"type": "argument", "message": "dataTerm is not valid"}})
+    assert _no_env("action", row, completion) == pytest.approx(1.0)
+    assert _no_env("action", row, rejected) < 1.0
+
+
+def test_data_flow_reads_the_matched_upstream_call(factories, hyehwa):
+    row, tm, near, _ = hyehwa
+    env = factories[row["environment"]]()
+    env.reset(**row)
+    other = json.loads(asyncio.run(env.airkorea_getTMStdrCrdnt(umdName="삼청동")))["items"]
+    other = next(i for i in other if i["sggName"] == "종로구")  # the gold's pick (종로구) fits this call too
+    turns = [[("airkorea_getTMStdrCrdnt", {"umdName": "혜화동"}), ("airkorea_getTMStdrCrdnt", {"umdName": "삼청동"})],
+             [("airkorea_getNearbyMsrstnList", {"tmX": float(other["tmX"]), "tmY": float(other["tmY"])})]]
+    completion, env = rollout(factories, row, turns, "모르겠습니다.")
+    # the coordinates came from a call of the right tool, but not from the call that is the gold's step
+    assert score("data_flow", [row], [completion], [env])[0] == 0.0

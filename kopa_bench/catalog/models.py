@@ -14,6 +14,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 ParamType = Literal["string", "integer", "number"]
+# How scoring compares a model's value with the gold's (kopa_bench.scoring.values):
+#   code    the exact text the platform receives (IDs, codes, dates: leading zeros and case kept)
+#   text    free text, normalised the way BFCL does (case, whitespace and the characters ,./-_)
+#   number  numerically ("10" and 10.0 reach the platform as the same number)
+#   ignore  any value is the same call (paging, format switches, client identification)
+MatchKind = Literal["code", "text", "number", "ignore"]
 OperationDomain = Literal[
     "traffic", "finance", "education", "law", "politics", "district",
     "weather", "air_quality", "tourism", "real_estate", "calendar", "health", "business",
@@ -40,6 +46,14 @@ class Param(BaseModel):
     cap: int | None = Field(None, description="silent cap (the real service truncates, e.g. numOfRows)")
     location: Literal["query", "path", "body"] = "query"
     model_facing: bool = Field(True, description="False: filled by the client, hidden from models")
+    match: MatchKind | None = Field(None, description="how scoring compares values (see MatchKind); None: number for integer/number parameters, else code")
+
+    @property
+    def match_kind(self) -> MatchKind:
+        """`match`, or the kind the declared type implies."""
+        if self.match is not None:
+            return self.match
+        return "number" if self.type in ("integer", "number") else "code"
 
     def coerce(self, value: Any) -> Any:
         """Turn a raw (string) value into the declared type; raises ValueError with the reason."""

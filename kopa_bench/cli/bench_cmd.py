@@ -330,3 +330,55 @@ def stats(split: str = typer.Option("test", help="test | dev"),
     for k, v in st.items():
         t.add_row(k, f"{v:.3f}" if isinstance(v, float) else json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v))
     Console().print(t)
+
+
+@app.command("audit-scorer")
+def audit_scorer(split: str = typer.Option("test,dev", help="comma-separated splits: test, dev"),
+                 tasks_file: Optional[Path] = typer.Option(None, "--tasks-file", help="audit the tasks of this JSON file instead"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+                 show: int = typer.Option(20, help="list at most this many mutants the scorer got wrong")) -> None:
+    """Mutate the oracle's trajectory of every task and score each variant: real errors must lower
+    the axis they break, harmless variants must change nothing. Exit 1 when either fails."""
+    import asyncio
+
+    from kopa_bench.client import KopaClient
+    from kopa_bench.runner.scripted import answer_text
+    from kopa_bench.scoring.audit import audit_tasks
+
+    if tasks_file is not None:
+        tasks = select_tasks(tasks_file=tasks_file)
+    else:
+        names = [s.strip() for s in split.split(",") if s.strip()]
+        tasks = [t for s in names for t in select_tasks(s)]
+
+    async def go():
+        client = KopaClient("sandbox", **CLIENT_DEFAULTS)
+        try:
+            return await audit_tasks(tasks, client, answer_text)
+        finally:
+            await client.aclose()
+
+    rep = asyncio.run(go())
+    if as_json:
+        typer.echo(rep.model_dump_json())
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=f"scorer audit: {rep.n_mutations} mutants of {rep.n_tasks} oracle trajectories ({rep.cpu_seconds:.1f} s CPU)")
+        for col in ("mutation", "kind", "axis", "n", "of them format 2.0", "caught", "rate"):
+            t.add_column(col)
+        for row in rep.kinds:
+            t.add_row(row.kind, "real error" if row.real else "harmless", row.axis or "every axis", str(row.n),
+                      str(row.n_format2), str(row.caught), f"{row.rate:.3f}")
+        Console().print(t)
+        typer.echo(f"real_error_kill_rate {rep.real_error_kill_rate:.4f} (goal 1.0)   "
+                   f"harmless_change_rate {rep.harmless_change_rate:.4f} (goal 0.0)")
+        for f in rep.failures[:show]:
+            typer.echo(f"  {f.task_id} {f.kind} {f.where}: " + (f"{f.axis} not lower" if f.real else f"changed {f.changed}"))
+        for tid in rep.oracle_not_perfect:
+            typer.echo(f"  oracle below 1.0 on {tid}")
+        for tid, err in rep.gold_errors.items():
+            typer.echo(f"  {tid}: gold failed: {err}")
+    if rep.failures or rep.oracle_not_perfect or rep.gold_errors:
+        raise typer.Exit(1)

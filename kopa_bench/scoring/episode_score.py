@@ -4,8 +4,8 @@ RESPONSE  each fact stated in the final answer (after normalisation; a list fact
 GROUNDED  each stated fact was in a result the agent itself received (guesses do not count)
 success   every fact stated AND grounded
 ACTION    precision / recall of gold calls matched by agent calls (see matching.py)
-DATA FLOW per gold edge: the agent's argument equals what its OWN upstream call returned,
-          through the same path, pick and transform
+DATA FLOW per gold edge: the agent's argument (at the edge's place in it) equals what its OWN
+          call for the upstream step returned, through the same record, field and transforms
 STATE     share of the records the gold needed (picked + fact sources) the agent received
 """
 
@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter, OrderedDict
+from collections import ChainMap, Counter, OrderedDict
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import CallRecord, Episode
-from kopa_bench.scoring.matching import Matching, match_calls, norm_text, norm_value
+from kopa_bench.scoring.matching import Matching, match_calls, norm_text
+from kopa_bench.scoring.values import text_form, tool_kinds, values_equal, wire
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text, items_stated
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.task_schema import Task
 from kopa_bench.tasks.picks import apply_pick
-from kopa_bench.tasks.program import Edge, GoldRun
+from kopa_bench.tasks.program import Edge, GoldRun, each_of
 from kopa_bench.tasks.refs import RefError, parse_ref
 from kopa_bench.tasks.resolve import Resolver
 
@@ -173,7 +174,7 @@ class _Received:
         self.values = RecordValues(self.with_counts)  # every field value, normalised once per kind
         self._canon_set: set[str] | None = None
         self._buckets: dict[str, tuple[dict[Any, list[dict]], list[dict]]] = {}
-        self._seen: dict[int, bool] = {}
+        self._seen: dict[int, tuple[dict, bool]] = {}
 
     def _bucket(self, key: str) -> tuple[dict[Any, list[dict]], list[dict]]:
         """Received records by their value of `key` (unhashable values kept aside)."""
@@ -194,9 +195,9 @@ class _Received:
         the same JSON types throughout (1, 1.0 and True are `==`) when no NaN is involved.
         `key` (one of the record's fields) picks the candidates: the received records with the
         same value there; a field whose values differ between records keeps that list short."""
-        hit = self._seen.get(id(record))  # the gold's own record objects, alive while scoring
-        if hit is not None:
-            return hit
+        seen = self._seen.get(id(record))  # the gold's own record objects; each entry holds its record
+        if seen is not None and seen[0] is record:
+            return seen[1]
         target, nan = _target(record)
         if nan:
             if self._canon_set is None:
@@ -222,7 +223,7 @@ class _Received:
                 except ValueError:
                     break
                 hit = _same_json_types(cands[i - 1], record)
-        self._seen[id(record)] = hit
+        self._seen[id(record)] = (record, hit)
         return hit
 
     def has_source(self, gold: GoldRun, step: str, index: int | None, field: str | None) -> bool:
@@ -237,12 +238,54 @@ class _Received:
         return run.aggregate and all(self.has_record(r, key) for r in run.records)
 
 
-def _arg(args: dict[str, Any] | None, name: str) -> Any:
+_RECEIVED: "OrderedDict[tuple, tuple[list, _Received]]" = OrderedDict()
+_STATED: "OrderedDict[tuple[int, str], tuple[ResolvedFact, bool]]" = OrderedDict()
+_MEMO_SIZE = 64
+
+
+def _received(calls: list[CallRecord], visible_records: int | None) -> _Received:
+    """_Received of these results, shared by episodes that received the very same result objects
+    (variants of one trajectory, as the scorer audit makes); each entry holds its results."""
+    results = [c.result for c in calls]
+    key = (visible_records, *((id(r), c.ok, c.tool) for r, c in zip(results, calls)))
+    hit = _RECEIVED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], results)):
+        _RECEIVED.move_to_end(key)
+        return hit[1]
+    recv = _Received(calls, visible_records)
+    _RECEIVED[key] = (results, recv)
+    if len(_RECEIVED) > _MEMO_SIZE:
+        _RECEIVED.popitem(last=False)
+    return recv
+
+
+def _stated(f: ResolvedFact, text: str) -> bool:
+    """fact_in_text, memoised for one fact object and answer text."""
+    key = (id(f), text)
+    hit = _STATED.get(key)
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    out = fact_in_text(f, text)
+    _STATED[key] = (f, out)
+    if len(_STATED) > 8 * _MEMO_SIZE:
+        _STATED.popitem(last=False)
+    return out
+
+
+def _arg_at(args: dict[str, Any] | None, name: str, at: list[str | int]) -> Any:
+    """The agent's value of argument `name` ('a.b' for nested) at position `at` inside it."""
     cur: Any = args or {}
     for part in name.split("."):
         if not isinstance(cur, dict) or part not in cur:
             raise KeyError(name)
         cur = cur[part]
+    for seg in at:
+        if isinstance(seg, int) and isinstance(cur, list) and -len(cur) <= seg < len(cur):
+            cur = cur[seg]
+        elif isinstance(seg, str) and isinstance(cur, dict) and seg in cur:
+            cur = cur[seg]
+        else:
+            raise KeyError(name)
     return cur
 
 
@@ -292,57 +335,133 @@ def _aggregate_calls(gold: GoldRun, source: str, calls: list[CallRecord], m: Mat
     out: list[int] = []
     for e in gold.step(source).expansions:
         i = m.matched.get(e)
-        if i is None or not calls[i].ok or i >= before:
+        if i is None:
             return f"no earlier successful call matched {e}"
+        if i >= before or not calls[i].ok:
+            why = "comes after" if i >= before else "failed, before"
+            return f"no earlier successful call matched {e} (its call #{i} {why} call #{before})"
         if i not in out:
             out.append(i)
     return out
 
 
+def _edge_expr(edge: Edge) -> Any:
+    """The gold expression of the edge's value (rebuilt for edges recorded without one)."""
+    if edge.expr is not None:
+        return edge.expr
+    if edge.transform:
+        return {"$ref": edge.path, "transform": edge.transform, "args": edge.transform_args}
+    return edge.path
+
+
+def _upstream(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching, ci: int) -> tuple[int, ...] | str:
+    """The agent's own call(s) for the edge's source step, or why there are none: the call that
+    corresponds to it (matched, or the closest same-tool call), or for a for_each / paged step
+    the calls matched to all of its expansions. They must have succeeded before call `ci`."""
+    src_run = gold.step(edge.source_step)
+    if src_run.aggregate:
+        parts = _aggregate_calls(gold, edge.source_step, calls, m, ci)
+        return parts if isinstance(parts, str) else tuple(parts)
+    src = m.corresponding.get(edge.source_step)
+    if src is None:
+        return f"no earlier successful call to {src_run.tool} (step {edge.source_step})"
+    if src >= ci:
+        return f"its {src_run.tool} call #{src} comes after call #{ci}"
+    if not calls[src].ok:
+        return f"its {src_run.tool} call #{src} failed"
+    return (src,)
+
+
 def _edge_score(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], m: Matching,
                 picks: dict | None = None) -> EdgeScore:
-    """`picks` (per episode): (source step, call index) -> the gold's picks re-applied to that call,
-    shared by the edges that read the same call."""
+    """Is the agent's value at the edge's place what the gold's expression gives when its source
+    step is read from the agent's OWN call for that step (the matched call, or the closest one;
+    for a for_each / paged step, the calls matched to all its expansions, read together)?
+    Other steps the expression reads keep their gold values, so each source is judged alone.
+    `picks` (per episode): (source step, call indices) -> the gold's picks re-applied to them."""
     base = dict(step=edge.step, arg=edge.arg, source_step=edge.source_step, path=edge.path)
     ci = m.corresponding.get(edge.step)
     if ci is None:
         return EdgeScore(**base, satisfied=False, detail=f"no call to {gold.step(edge.step).tool}")
     try:
-        typed = _arg(calls[ci].arguments, edge.arg)
+        typed = _arg_at(calls[ci].arguments, edge.arg, edge.at)
     except KeyError:
-        return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {edge.arg}")
-    src_step, src_run = task.step(edge.source_step), gold.step(edge.source_step)
-    src_tool = src_run.tool
+        where = edge.arg + "".join(f"[{s!r}]" for s in edge.at)
+        return EdgeScore(**base, satisfied=False, detail=f"call #{ci} has no argument {where}")
+    src_tool = gold.step(edge.source_step).tool
+    src = _upstream(task, gold, edge, calls, m, ci)
+    if isinstance(src, str):
+        return EdgeScore(**base, satisfied=False, detail=src)
+    where = f"call #{src[0]}" if len(src) == 1 else f"calls {list(src)}"
     picks = {} if picks is None else picks
-    if src_run.aggregate:
-        # the agent's own for_each / paged calls, read together as the gold reads its expansions
-        parts = _aggregate_calls(gold, edge.source_step, calls, m, ci)
-        if isinstance(parts, str):
-            return EdgeScore(**base, satisfied=False, detail=parts)
-        records = [r for i in parts for r in calls[i].records]
-        views = [(tuple(parts), records, src_run.total_count, {}, "00")]
+    expected = _expected(task, gold, edge, calls, src, picks)
+    if isinstance(expected, RefError):
+        return EdgeScore(**base, satisfied=False, detail=f"the gold's path does not resolve on {where}: {expected}")
+    kind = tool_kinds(gold.step(edge.step).tool).kind(edge.arg)
+    if edge.template:  # the value is part of a longer text: found in it, read like the parameter
+        fold = norm_text if kind in ("code", "number") else _text
+        ok = fold(expected) in fold(typed)
     else:
-        ups = [i for i, c in enumerate(calls) if i < ci and c.tool == src_tool and c.ok]
-        first = m.corresponding.get(edge.source_step)
-        ups.sort(key=lambda i: i != first)  # try the call matched to the source step first
-        views = [(i, calls[i].records, calls[i].result.total_count, calls[i].arguments, calls[i].result.result_code) for i in ups]
-    for key, records, total, args, code in views:
-        try:
-            picked = _picked(picks, gold, src_step, (edge.source_step, key), records)
-            view = _View(edge.source_step, records, total, args, code, picked)
-            r = Resolver({edge.source_step: view})
-            raw = r.path(parse_ref(edge.path))
-            expected = r.transform(edge.transform, raw, edge.transform_args) if edge.transform else raw
-        except RefError:
-            continue
-        if edge.template:
-            ok = norm_text(expected) in norm_text(typed)
+        ok = values_equal(kind, expected, typed)
+    if ok:
+        return EdgeScore(**base, satisfied=True, detail=f"from {where}")
+    return EdgeScore(**base, satisfied=False, detail=f"{typed!r} is not what its own {src_tool} {where} returned")
+
+
+_EXPECTED: "OrderedDict[tuple, tuple[Edge, tuple, Any]]" = OrderedDict()
+
+
+def _source_view(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], src: tuple[int, ...], picks: dict) -> _View:
+    """The agent's call(s) for the edge's source step as that step's output, its picks re-applied."""
+    step = task.step(edge.source_step)
+    if not gold.step(edge.source_step).aggregate:
+        call = calls[src[0]]
+        records, total, args, code = call.records, call.result.total_count, call.arguments, call.result.result_code
+    else:
+        parts = [calls[i] for i in src]
+        records = [r for c in parts for r in c.records]
+        if step.pages is not None:  # as the gold reads pages: the first page's total when it counts all rows
+            first = parts[0]
+            whole = first.result.total_count is not None and first.result.total_count > len(first.records)
+            total = first.result.total_count if whole else None
         else:
-            ok = norm_value(expected) == norm_value(typed)
-        if ok:
-            return EdgeScore(**base, satisfied=True, detail=f"from call #{key}" if isinstance(key, int) else f"from calls {list(key)}")
-    why = "no earlier successful call to " + src_tool if not views else f"{typed!r} is not what its own {src_tool} call returned"
-    return EdgeScore(**base, satisfied=False, detail=why)
+            total = sum(c.result.total_count if c.result.total_count is not None else len(c.records) for c in parts)
+        args, code = {}, "00"
+    picked = _picked(picks, gold, step, (edge.source_step, src), records)
+    return _View(edge.source_step, records, total, args, code, picked)
+
+
+def _expected(task: Task, gold: GoldRun, edge: Edge, calls: list[CallRecord], src: tuple[int, ...], picks: dict) -> Any:
+    """The edge's value read from the call(s) `src` (a RefError when the gold's path does not
+    resolve there), memoised for the same edge, results and arguments objects across episodes."""
+    held = tuple(o for i in src for o in (calls[i].result, calls[i].arguments))
+    key = (id(edge), *map(id, held))
+    hit = _EXPECTED.get(key)
+    if hit is not None and hit[0] is edge and all(a is b for a, b in zip(hit[1], held)):
+        return hit[2]
+    try:
+        view = _source_view(task, gold, edge, calls, src, picks)
+        steps = ChainMap({edge.source_step: view}, _gold_steps(picks, gold))
+        r = Resolver(steps, clock=gold.clock, each=each_of(task, gold, edge.step))
+        value = r.path(parse_ref(edge.path)) if edge.template else r.value(_edge_expr(edge))
+    except RefError as exc:
+        value = exc
+    _EXPECTED[key] = (edge, held, value)
+    if len(_EXPECTED) > 64 * _MEMO_SIZE:
+        _EXPECTED.popitem(last=False)
+    return value
+
+
+def _text(v: Any) -> str:
+    return text_form(wire(v))
+
+
+def _gold_steps(picks: dict, gold: GoldRun) -> dict[str, Any]:
+    """The gold's steps by id, built once per episode (kept in `picks`)."""
+    hit = picks.get("gold_steps")
+    if hit is None:
+        hit = picks["gold_steps"] = gold.by_id
+    return hit
 
 
 def _list_fact(f: ResolvedFact, answer: str, recv: _Received, gold: GoldRun) -> tuple[bool, bool, str]:
@@ -366,7 +485,7 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
         raise ValueError(f"episode is for task {episode.task_id!r} but the task is {task.id!r}")
     facts = facts if facts is not None else compute_answer(task, gold)
     calls = episode.calls
-    recv = _Received(calls, visible_records)
+    recv = _received(calls, visible_records)
     diag: list[str] = []
 
     fact_scores = []
@@ -374,7 +493,7 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
         if f.kind == "list":
             stated, grounded, why = _list_fact(f, episode.final_answer, recv, gold)
         else:
-            stated = fact_in_text(f, episode.final_answer)
+            stated = _stated(f, episode.final_answer)
             if f.direct and f.kind != "bool":
                 # the count of a for_each / paged step is in no single result: the agent had to receive it all
                 grounded = recv.values.contains(f) or bool(f.sources) and all(

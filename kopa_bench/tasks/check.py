@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from kopa_bench.tasks.facts import compute_answer
 from kopa_bench.tasks.task_schema import MIN_TOOLS_OFFERED, Task
 from kopa_bench.tasks.program import ToolExecutor, execute_program
+from kopa_bench.tasks.refs import iter_refs
 
 if TYPE_CHECKING:
     from kopa_bench.catalog.registry import Catalog
@@ -78,6 +79,34 @@ def _platform_names(catalog: Any) -> set[str]:
     return set(catalog.platforms) | {ref.service.id for ref in catalog}
 
 
+def call_option_problems(task: Task, catalog: Any) -> list[str]:
+    """match_ignore / optional / alternatives name parameters the tool has, and each literal
+    alternative is a value the tool accepts (references are checked when the gold runs)."""
+
+    out = []
+    for step in task.program:
+        if step.tool not in catalog:
+            continue
+        ref = catalog.get(step.tool)
+        params = {p.name for p in ref.op.params}
+        for field, names in (("match_ignore", step.match_ignore), ("optional", step.optional), ("alternatives", list(step.alternatives))):
+            unknown = [n for n in names if n not in params]
+            if unknown:
+                out.append(f"step {step.id} {field} names {unknown}, which {step.tool} does not take; valid: {sorted(params)}")
+        for name, alts in step.alternatives.items():
+            param = ref.op.param(name)
+            for alt in alts if param is not None else ():
+                if list(iter_refs(alt)) or isinstance(alt, dict):
+                    continue
+                try:
+                    problem = param.check(param.coerce(alt))
+                except ValueError as exc:
+                    problem = str(exc)
+                if problem:
+                    out.append(f"step {step.id} alternative {name}={alt!r} would be rejected: {problem}")
+    return out
+
+
 def static_problems(items: list[tuple[str, Any]], catalog: Any, *, threshold: float = NEAR_DUPLICATE_JACCARD) -> tuple[list[Task], list[Problem]]:
     """Schema, catalog, offered-tool, id and duplicate checks (no execution)."""
     tasks: list[Task] = []
@@ -107,6 +136,7 @@ def static_problems(items: list[tuple[str, Any]], catalog: Any, *, threshold: fl
         if len(set(task.tools)) < MIN_TOOLS_OFFERED:
             problems.append(Problem(task.id, f"only {len(set(task.tools))} tools offered; need >= {MIN_TOOLS_OFFERED}"))
         problems += construct_problems(task, catalog)
+        problems += [Problem(task.id, m) for m in call_option_problems(task, catalog)]
         bad_platforms = [p for p in task.platforms if p not in _platform_names(catalog)]
         if bad_platforms:
             problems.append(Problem(task.id, f"platforms {bad_platforms} are neither catalog platforms nor services"))

@@ -52,6 +52,8 @@ class Edge(BaseModel):
     transform_args: dict[str, Any] = Field(default_factory=dict, description="resolved transform arguments")
     value: Any = Field(default=None, description="the value the gold program passed (after transform)")
     template: bool = Field(default=False, description="the value is embedded in a longer string")
+    at: list[str | int] = Field(default_factory=list, description="where inside the argument the value sits (list index or object key; [] = the whole argument)")
+    expr: Any = Field(default=None, description="the gold expression that computes the value at `at` (a reference, a template, or a transform of references)")
 
 
 class StepRun(BaseModel):
@@ -69,12 +71,18 @@ class StepRun(BaseModel):
     skipped: bool = False
     skip_reason: str = ""
     edges: list[Edge] = Field(default_factory=list)
+    alternatives: dict[str, list[Any]] = Field(default_factory=dict, description="argument -> other accepted values, resolved")
     aggregate: bool = Field(default=False, description="a for_each / paged step's own run: no call, its expansions' records concatenated")
     expansions: list[str] = Field(default_factory=list, description="ids of the aggregate's calls, in order")
     expansion_of: str | None = Field(default=None, description="for an expansion: the step it expands")
     each_source: str | None = Field(default=None, description="for a for_each expansion: the element's reference, e.g. '$s1.items[3]'")
     page: int | None = Field(default=None, description="for a page of a paged step: its index (0 = the first page)")
     page_params: list[str] = Field(default_factory=list, description="for a page: the arguments that change from page to page")
+
+    @property
+    def expansion_index(self) -> int | None:
+        """k of an expansion `s2[k]` (the element or page index); None for any other run."""
+        return int(self.step_id.rsplit("[", 1)[1].rstrip("]")) if self.expansion_of is not None else None
 
     # the StepView interface used by Resolver
     @property
@@ -129,12 +137,41 @@ class GoldRun(BaseModel):
         return Resolver(self.by_id, clock=clock, where=where or f"task {self.task_id}")
 
 
-def _edges(step_id: str, arg: str, uses: list[Use]) -> list[Edge]:
-    out = []
-    for u in uses:
-        root = u.ref.path[0] if u.ref.path else "items"
-        if root in _FLOW_ROOTS and u.ref.step != EACH:  # an element of a written list is a literal
-            out.append(Edge(step=step_id, arg=arg, source_step=u.ref.step, path=u.ref.raw, transform=u.transform, transform_args=u.transform_args, value=u.value, template=u.template))
+_SPECIAL = ("$ref", "$clock", "$value")
+
+
+def _value_nodes(expr: Any, at: tuple = ()):
+    """(position, expression) of each value an argument is built from: a list or a plain object
+    is walked into; a reference, a template or a transform is one value (however nested)."""
+    if isinstance(expr, dict) and not any(k in expr for k in _SPECIAL):
+        for key, val in expr.items():
+            yield from _value_nodes(val, (*at, key))
+    elif isinstance(expr, list):
+        for i, val in enumerate(expr):
+            yield from _value_nodes(val, (*at, i))
+    else:
+        yield at, expr
+
+
+def _edges(step_id: str, arg: str, expr: Any, resolver: Resolver) -> list[Edge]:
+    """One edge per value of the argument and step it reads from (a template: per reference)."""
+    out: list[Edge] = []
+    for at, node in _value_nodes(expr):
+        uses: list[Use] = []
+        value = resolver.value(node, uses)
+        seen: set[str] = set()
+        for u in uses:
+            root = u.ref.path[0] if u.ref.path else "items"
+            if root not in _FLOW_ROOTS or u.ref.step == EACH:  # an element of a written list is a literal
+                continue
+            key = u.ref.raw if u.template else u.ref.step
+            if key in seen:  # a pair of fields of one record feeding one value is one flow
+                continue
+            seen.add(key)
+            out.append(Edge(step=step_id, arg=arg, source_step=u.ref.step, path=u.ref.raw, transform=u.transform,
+                            transform_args=u.transform_args, value=u.value if u.template else value,
+                            template=u.template, at=list(at), expr=node))
+    return out
     return out
 
 
@@ -160,7 +197,10 @@ def _resolve_args(step: Step, run: StepRun, resolver: Resolver) -> None:
     for arg, expr in step.args.items():
         uses: list[Use] = []
         run.args[arg] = resolver.value(expr, uses)
-        run.edges.extend(_edges(run.step_id, arg, uses))
+        if uses:
+            run.edges.extend(_edges(run.step_id, arg, expr, resolver))
+    for arg, alts in step.alternatives.items():
+        run.alternatives[arg] = [resolver.value(a) for a in alts]
 
 
 def _aggregate(step: Step, parts: list[StepRun], total: int | None) -> StepRun:
@@ -203,6 +243,7 @@ async def _run_pages(task: Task, step: Step, run: StepRun, client: ToolExecutor)
     while True:
         part = StepRun(step_id=f"{step.id}[{len(parts)}]", tool=step.tool, group=step.group, args=dict(args),
                        edges=[e.model_copy(update={"step": f"{step.id}[{len(parts)}]"}) for e in run.edges],
+                       alternatives=run.alternatives,
                        expansion_of=step.id, page=len(parts), page_params=pages.params)
         await _call(task, part, client)
         parts.append(part)
@@ -233,7 +274,7 @@ async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: To
     except SkippedStepError as exc:
         # A step that depends on a skipped branch belongs to that branch: skip it too.
         run.skipped, run.skip_reason = True, str(exc)
-        run.args, run.edges = {}, []
+        run.args, run.edges, run.alternatives = {}, [], {}
         return [run]
     except RefError as exc:
         raise ProgramError(str(exc)) from exc
@@ -271,6 +312,21 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -
                 runs[run.step_id] = run
     order = [r for s in task.program for r in ([runs[e] for e in runs[s.id].expansions] + [runs[s.id]])]
     return GoldRun(task_id=task.id, clock=now, steps=order)
+
+
+def each_of(task: Task, gold: GoldRun, step_id: str) -> Each | None:
+    """The current element of the for_each expansion `step_id` (None for any other step run), so
+    its gold expressions (`$each.x`) can be evaluated again on other results (an agent's): bound
+    to the same record of the source step, or the element's value for a written list."""
+    run = gold.by_id.get(step_id)
+    if run is None or run.expansion_of is None or run.page is not None:
+        return None
+    if run.each_source is not None:
+        return Each(None, run.each_source)
+    step = task.step(run.expansion_of)
+    elements = each_elements(step.for_each, gold.resolver(), f"task {task.id} step {step.id} for_each")
+    k = run.expansion_index
+    return Each(elements[k][0], None)
 
 
 def execute_program_sync(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:

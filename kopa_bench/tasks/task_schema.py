@@ -153,6 +153,9 @@ class Step(_Strict):
     pages: Pages | None = Field(default=None, description="fetch every page of this paged call; picks and references see all pages")
     condition: Condition | None = Field(default=None, description="the step runs only if this holds; otherwise it is skipped")
     match_ignore: list[str] = Field(default_factory=list, description="arguments not compared when matching agent calls (presentation or free-choice arguments)")
+    alternatives: dict[str, list[Any]] = Field(default_factory=dict, description="argument -> other values an agent may give instead of args[argument] (literals or references; the gold call sends args[argument])")
+    optional: list[str] = Field(default_factory=list, description="arguments of `args` an agent may leave out; when given, they must match like any other")
+    after: list[str] = Field(default_factory=list, description="earlier steps whose calls must come before this one although no value flows between them (state: `cd` before `mkdir`)")
     note: str = Field(default="", description="what the step is for (documentation only)")
 
     @model_validator(mode="after")
@@ -264,10 +267,12 @@ class Task(_Strict):
                         raise ValueError(f"step {step.id!r} {where} references {src!r}, which is not an earlier step")
                     if seen[src] == step.group:
                         raise ValueError(f"step {step.id!r} {where} references {src!r} in the same group {step.group}; move it to a later group")
-                _check_refs(expr, f"step {step.id!r} {where}", steps, each_ok=where == "args" and step.for_each is not None,
-                            runs_ok=where != "args")
-            if step.for_each is not None and not any(r.step == EACH for _, e in _step_exprs(step) for r in iter_refs(e)):
+                sent = where in ("args", "alternatives")  # values the call sends: traced like args
+                _check_refs(expr, f"step {step.id!r} {where}", steps, each_ok=sent and step.for_each is not None,
+                            runs_ok=not sent)
+            if step.for_each is not None and not any(r.step == EACH for r in iter_refs(step.args)):
                 raise ValueError(f"step {step.id!r} has a for_each but its args never read $each; every expansion would be the same call")
+            _check_call_options(step, seen)
             seen[step.id] = step.group
             steps[step.id] = step
             last_group = step.group
@@ -325,8 +330,25 @@ def _pick_exprs(label: str, pick: Pick):
         yield f"{label}.near", [pick.near.lat, pick.near.lon]
 
 
+def _check_call_options(step: Step, seen: dict[str, int]) -> None:
+    """`alternatives` and `optional` name arguments of `args`; `after` names steps of earlier groups."""
+    for name in [*step.alternatives, *step.optional]:
+        if name not in step.args:
+            raise ValueError(f"step {step.id!r} lists {name!r} in alternatives/optional but `args` has no {name!r}; give its gold value in args")
+    for name, alts in step.alternatives.items():
+        if not isinstance(alts, list) or not alts:
+            raise ValueError(f"step {step.id!r} alternatives[{name!r}] must be a non-empty list of accepted values, got {alts!r}")
+    for before in step.after:
+        if before not in seen:
+            raise ValueError(f"step {step.id!r} must come after {before!r}, which is not an earlier step")
+        if seen[before] == step.group:
+            raise ValueError(f"step {step.id!r} must come after {before!r} in the same group {step.group}; ordered steps belong to different groups")
+
+
 def _step_exprs(step: Step):
     yield "args", step.args
+    if step.alternatives:
+        yield "alternatives", step.alternatives
     if step.pick is not None:
         yield from _pick_exprs("pick", step.pick)
     for name, pick in step.picks.items():
