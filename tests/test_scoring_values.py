@@ -42,7 +42,8 @@ def test_wire_and_text_forms() -> None:
 
 def test_tool_kinds_from_the_catalog() -> None:
     k = tool_kinds("airkorea_getMsrstnAcctoRltmMesureDnsty")
-    assert k.kind("stationName") == "text" and k.kind("dataTerm") == "code" and k.ignored("numOfRows")
+    assert k.kind("stationName") == "text" and k.kind("dataTerm") == "code_any_case" and k.ignored("numOfRows")
+    assert values_equal(k.kind("dataTerm"), "DAILY", "daily") and not values_equal(k.kind("dataTerm"), "DAILY", "MONTH")
     assert k.ignored("returnType") and k.ignored("serviceKey")  # the client fills these in
     assert not k.is_param("zz_unknown") and k.is_param("ver")
     assert tool_kinds("vworld_getcoord").kind("type") == "code"  # no name is ignored everywhere

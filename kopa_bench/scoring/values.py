@@ -4,7 +4,8 @@ A call is right when the platform would receive the same request, so values are 
 form they take on the wire (a query string: True is "true", 7010303 is "7010303"), read by the
 parameter's `match` kind (kopa_bench.catalog.models.MatchKind):
 
-  code    the exact wire text (outer spaces aside): "00125648" is not 125648, "B10" is not "b10"
+  code    the exact wire text (outer spaces aside): "00125648" is not 125648, "B10" is not "b10";
+          for an enum the platform reads case-insensitively (`enum_case_insensitive`), case aside
   text    free text, normalised the way BFCL does: case, whitespace and the characters ,./-_
   number  numerically: "10", 10 and 10.0 reach the platform as the same number
   ignore  any value: paging, format switches, client identification
@@ -25,6 +26,9 @@ from kopa_bench.catalog.registry import Catalog, ToolRef, get_catalog
 
 _BFCL_DROP = re.compile(r"[\s,./\-_]+")
 _SCALARS = (str, int, float, bool, type(None))
+
+
+CODE_ANY_CASE = "code_any_case"  # a code whose case the platform ignores (not a catalog `match` value)
 
 
 def wire(v: Any) -> str:
@@ -72,6 +76,8 @@ def _scalar_equal(kind: str | None, gold: Any, agent: Any) -> bool:
         return g == _number(agent)
     if kind == "code":
         return wire(gold).strip() == wire(agent).strip()
+    if kind == CODE_ANY_CASE:
+        return wire(gold).strip().casefold() == wire(agent).strip().casefold()
     if kind == "text":
         return text_form(wire(gold)) == text_form(wire(agent))
     # no spec: JSON types decide, as in BFCL (an int is accepted where the gold has a float)
@@ -130,7 +136,9 @@ class ToolKinds:
             if name:
                 self.kinds[name] = "ignore"
         for p in ref.op.params:
-            self.kinds[p.name] = p.match_kind if p.model_facing else "ignore"
+            kind = p.match_kind if p.model_facing else "ignore"
+            # daily and DAILY reach such a platform as the same request
+            self.kinds[p.name] = CODE_ANY_CASE if kind == "code" and p.enum_case_insensitive else kind
             if p.model_facing and p.default is not None:
                 self.defaults[p.name] = p.default
 
