@@ -45,6 +45,10 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "tago_city_codes": ("tago_city_codes.csv", {}),
     "tourapi_area_codes": ("tourapi_area_codes.csv", {}),
     "neis_offices": ("neis_offices.csv", {}),
+    "airkorea_grade_breakpoints": (
+        "airkorea_grade_breakpoints.csv",
+        {c: pa.float64() for c in ("good_max", "moderate_max", "bad_max", "very_bad_max")},
+    ),
 }
 
 #: Valid table names, in a stable order.
