@@ -49,6 +49,7 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
         "airkorea_grade_breakpoints.csv",
         {c: pa.float64() for c in ("good_max", "moderate_max", "bad_max", "very_bad_max")},
     ),
+    "tourapi_landmarks": ("tourapi_landmarks.csv", {"lat": pa.float64(), "lon": pa.float64()}),
 }
 
 #: Valid table names, in a stable order.
