@@ -195,7 +195,7 @@ def generate(ctx) -> dict:
             c = (real["cat1"], real["cat2"], real["cat3"]) + ((real["lcls1"], real["lcls2"], real["lcls3"]) if real["lcls3"] else c[3:])
         image = _landmark_image(title) if real else f"{cid % 100:02d}/{cid}"
         content.append({
-            "contentid": str(cid), "contenttypeid": str(ctype), "title": title, "addr1": addr1, "addr2": "" if real.get("addr1") else f"({d['umd_name']})",
+            "contentid": str(cid), "contenttypeid": str(ctype), "title": title, "addr1": addr1, "addr2": f"({d['umd_name']})",
             "zipcode": real["zipcode"] if real else f"{rng.randint(1000, 63999):05d}", "areacode": area, "sigungucode": sgg_code[(area, skey)],
             "lDongRegnCd": d["lawd_cd"][:2], "lDongSignguCd": d["lawd_cd"][2:5],
             "cat1": c[0], "cat2": c[1], "cat3": c[2], "lclsSystm1": c[3], "lclsSystm2": c[4], "lclsSystm3": c[5],
@@ -216,12 +216,13 @@ def generate(ctx) -> dict:
             for _ in range(rng.randint(lo, hi)):
                 d = rng.choice(dongs)
                 add(ctype, d, _title(rng, ctype, d), d["lat"] + rng.uniform(-0.006, 0.006), d["lon"] + rng.uniform(-0.007, 0.007))
-    # famous places at their real coordinates, attached to the nearest dong of their district
+    # famous places at their real coordinates, in their legal dong (else the nearest dong of their district)
     for real in landmarks:
         lat, lon = real["lat"], real["lon"]
         cands = [p for p in places if p["sido_name"] == real["sido"] and p["sgg_name"] == real["sgg"]]
         if not cands:
             raise ValueError(f"tourapi_landmarks: no dong of {real['sido']} {real['sgg']} for {real['title']}; fix the row's sido/sgg")
-        d = min(cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
+        named = [p for p in cands if p["umd_name"] == real["dong"]]
+        d = min(named or cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
         add(int(real["contenttypeid"]), d, real["title"], lat, lon, real)
     return {"tour_areas": area_rows, "tour_content": content, "tour_intro": intro}
