@@ -53,6 +53,11 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
     "seoul_subway_codes": ("seoul_subway_codes.csv", {}),
     "statute_articles": ("statute_articles.csv.gz", {}),
     "krx_listed_companies": ("krx_listed_companies.csv.gz", {}),
+    "airkorea_grade_breakpoints": (
+        "airkorea_grade_breakpoints.csv",
+        {c: pa.float64() for c in ("good_max", "moderate_max", "bad_max", "very_bad_max")},
+    ),
+    "tourapi_landmarks": ("tourapi_landmarks.csv", {"lat": pa.float64(), "lon": pa.float64()}),
 }
 
 #: Valid table names, in a stable order.

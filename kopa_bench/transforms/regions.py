@@ -221,10 +221,12 @@ def _umd_from_address(value: Any) -> str:
         keys = ("addr1", "addr2", "addr", "roadAddr", "jibunAddr", "ORG_RDNMA", "ORG_RDNDA")
         value = " ".join(str(value[k]) for k in keys if value.get(k))
     text = _text(value, "address")
-    # a parenthetical '(계동)' or '(역삼동, 래미안)' names the legal dong of a road address
+    # a parenthetical '(계동)' or '(역삼동, 래미안)' names the legal dong of a road address; a few
+    # legal dongs are named like roads ('(세종로)', the dong of 경복궁)
     for inner in re.findall(r"\(([^()]*)\)", text):
         first = inner.split(",")[0].strip()
-        if first.endswith(_UMD_ENDINGS) and len(first) >= 2:
+        road_named = first.endswith("로") and not any(c.isdigit() for c in first)
+        if (first.endswith(_UMD_ENDINGS) or road_named) and len(first) >= 2:
             return first
     tokens = re.sub(r"\([^()]*\)", " ", text).split()
     for tok in tokens[1:]:

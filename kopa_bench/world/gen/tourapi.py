@@ -4,13 +4,15 @@ Areas are the 17 real TourAPI area codes; district (sigungu) codes are numbered 
 가나다 order of the city/county/gu names, as TourAPI does (서울: 강남구 1 ... 마포구 13 ...
 종로구 23). Content sits near real dong coordinates: attractions (12), culture facilities (14),
 festivals (15, dated around the world clock, winter festivals in Dec-Feb), courses (25),
-leisure (28), lodging (32), shopping (38) and restaurants (39), plus a few famous real places
-at their real coordinates. lDongRegnCd + lDongSignguCd is the 5-digit 법정동 district code,
-so it feeds MOLIT's LAWD_CD. detailIntro2's fields depend on the content type (JSON column).
+leisure (28), lodging (32), shopping (38) and restaurants (39), plus the famous real places of
+refdata `tourapi_landmarks` at their real coordinates, with their real address, category and
+an image each (so image-only orderings, arrange=O/Q/R, find them). lDongRegnCd + lDongSignguCd
+is the 5-digit 법정동 district code, so it feeds MOLIT's LAWD_CD. detailIntro2's fields depend on the content type (JSON column).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import date, timedelta
 
@@ -26,27 +28,6 @@ CATS = {
     28: ("A03", "A0302", "A03022700", "EX", "EX05", "EX050100"), 32: ("B02", "B0201", "B02010100", "AC", "AC01", "AC010100"),
     38: ("A04", "A0401", "A04010100", "SH", "SH06", "SH060100"), 39: ("A05", "A0502", "A05020100", "FD", "FD01", "FD010100"),
 }
-FAMOUS = [  # title, sido, sgg, lat, lon, type
-    ("경복궁", "서울특별시", "종로구", 37.5788222356, 126.9769930325, 12),
-    ("창덕궁과 후원", "서울특별시", "종로구", 37.5794309, 126.9910426, 12),
-    ("N서울타워", "서울특별시", "용산구", 37.5511694, 126.9882266, 12),
-    ("롯데월드", "서울특별시", "송파구", 37.5111158, 127.0980210, 28),
-    ("국립중앙박물관", "서울특별시", "용산구", 37.5238506, 126.9804702, 14),
-    ("해운대해수욕장", "부산광역시", "해운대구", 35.1586975, 129.1603842, 12),
-    ("감천문화마을", "부산광역시", "사하구", 35.0974998, 129.0105980, 12),
-    ("불국사", "경상북도", "경주시", 35.7900691, 129.3320290, 12),
-    ("성산일출봉", "제주특별자치도", "서귀포시", 33.4580937, 126.9423829, 12),
-    ("한라산국립공원", "제주특별자치도", "제주시", 33.3616660, 126.5291620, 12),
-    ("남이섬", "강원특별자치도", "춘천시", 37.7911760, 127.5256610, 12),
-    ("경포해변", "강원특별자치도", "강릉시", 37.8056010, 128.9082080, 12),
-    ("전주한옥마을", "전북특별자치도", "전주시 완산구", 35.8151540, 127.1530910, 12),
-    ("수원화성", "경기도", "수원시 팔달구", 37.2871200, 127.0119200, 12),
-    ("에버랜드", "경기도", "용인시 처인구", 37.2939780, 127.2025580, 28),
-    ("순천만습지", "전라남도", "순천시", 34.8861070, 127.5097670, 12),
-    ("안동 하회마을", "경상북도", "안동시", 36.5393300, 128.5183080, 12),
-    ("화천산천어축제", "강원특별자치도", "화천군", 38.1059000, 127.7082000, 15),
-    ("보령머드축제", "충청남도", "보령시", 36.3155000, 126.5132000, 15),
-]
 ATTR = ["공원", "생태공원", "호수공원", "전망대", "둘레길", "수목원", "향교", "산림욕장", "계곡", "폭포", "근린공원", "역사공원", "벽화마을", "서원"]
 CULTURE = ["문화예술회관", "시립미술관", "향토사료관", "역사박물관", "작은도서관", "문화의집", "생활사박물관", "아트센터"]
 FEST = ["빛축제", "겨울축제", "눈꽃축제", "송어축제", "해맞이축제", "크리스마스마켓", "김장문화제", "얼음낚시축제",
@@ -136,6 +117,12 @@ def _intro(rng, ctype: int, cid: str, start: str, end: str, title: str, tel: str
     return base
 
 
+def _landmark_image(title: str) -> str:
+    """'NN/ID' of a landmark's image: stable per title (TourAPI files images by the id's last two digits)."""
+    image_id = 1_000_000 + int.from_bytes(hashlib.sha256(title.encode()).digest()[:4], "big") % 3_000_000
+    return f"{image_id % 100:02d}/{image_id}"
+
+
 def _festival_dates(rng, title: str, today: date) -> tuple[str, str]:
     winter = any(w in title for w in WINTER)
     if winter:
@@ -170,13 +157,18 @@ def generate(ctx) -> dict:
     for p in places:
         by_lawd.setdefault(p["lawd_cd"], []).append(p)
     content, intro = [], []
-    used_ids: set[int] = set()
+    landmarks = table_rows("tourapi_landmarks")
+    used_ids: set[int] = {int(r["contentid"]) for r in landmarks if r["contentid"]}  # real ids are reserved
     t0 = ctx.clock.now()
 
-    def add(ctype: int, d: dict, title: str, lat: float, lon: float):
-        cid = rng.randint(125000, 3300000)
-        while cid in used_ids:
+    def add(ctype: int, d: dict, title: str, lat: float, lon: float, real: dict | None = None):
+        real = real or {}
+        if real.get("contentid"):
+            cid = int(real["contentid"])
+        else:
             cid = rng.randint(125000, 3300000)
+            while cid in used_ids:
+                cid = rng.randint(125000, 3300000)
         used_ids.add(cid)
         area = area_of_sido[d["sido_name"]]
         skey = d["sgg_name"].split()[0] if d["sgg_name"] else d["sido_name"]
@@ -185,7 +177,10 @@ def generate(ctx) -> dict:
         area_tel = {"1": "02", "2": "032", "3": "042", "4": "053", "5": "062", "6": "051", "7": "052", "8": "044", "31": "031",
                     "32": "033", "33": "043", "34": "041", "35": "054", "36": "055", "37": "063", "38": "061", "39": "064"}[area]
         tel = f"{area_tel}-{rng.randint(200, 999)}-{rng.randint(1000, 9999)}" if rng.random() < 0.8 else ""
-        img = rng.random() < 0.75
+        img = rng.random() < 0.75 or bool(real)
+        if real:
+            addr1 = real["addr1"] or addr1
+            tel = real["tel"]
         created = t0 - timedelta(days=rng.randint(30, 4000), seconds=rng.randint(0, 86399))
         modified = min(t0 - timedelta(hours=1), created + timedelta(days=rng.randint(0, 3000)))
         start = end = ""
@@ -196,14 +191,17 @@ def generate(ctx) -> dict:
             elif title == "보령머드축제":
                 start, end = f"{today.year}0718", f"{today.year}0810"
         c = CATS[ctype]
+        if real.get("cat3"):
+            c = (real["cat1"], real["cat2"], real["cat3"]) + ((real["lcls1"], real["lcls2"], real["lcls3"]) if real["lcls3"] else c[3:])
+        image = _landmark_image(title) if real else f"{cid % 100:02d}/{cid}"
         content.append({
             "contentid": str(cid), "contenttypeid": str(ctype), "title": title, "addr1": addr1, "addr2": f"({d['umd_name']})",
-            "zipcode": f"{rng.randint(1000, 63999):05d}", "areacode": area, "sigungucode": sgg_code[(area, skey)],
+            "zipcode": real["zipcode"] if real else f"{rng.randint(1000, 63999):05d}", "areacode": area, "sigungucode": sgg_code[(area, skey)],
             "lDongRegnCd": d["lawd_cd"][:2], "lDongSignguCd": d["lawd_cd"][2:5],
             "cat1": c[0], "cat2": c[1], "cat3": c[2], "lclsSystm1": c[3], "lclsSystm2": c[4], "lclsSystm3": c[5],
             "mapx": f"{lon:.10f}", "mapy": f"{lat:.10f}", "mlevel": "6", "tel": tel,
-            "firstimage": f"http://tong.visitkorea.or.kr/cms/resource/{cid % 100:02d}/{cid}_image2_1.jpg" if img else "",
-            "firstimage2": f"http://tong.visitkorea.or.kr/cms/resource/{cid % 100:02d}/{cid}_image3_1.jpg" if img else "",
+            "firstimage": f"http://tong.visitkorea.or.kr/cms/resource/{image}_image2_1.jpg" if img else "",
+            "firstimage2": f"http://tong.visitkorea.or.kr/cms/resource/{image}_image3_1.jpg" if img else "",
             "cpyrhtDivCd": ("Type3" if rng.random() < 0.7 else "Type1") if img else "",
             "createdtime": created.strftime("%Y%m%d%H%M%S"), "modifiedtime": modified.strftime("%Y%m%d%H%M%S"),
             "overview": _overview(ctype, title, d), "homepage": "", "telname": title if tel else "",
@@ -218,11 +216,13 @@ def generate(ctx) -> dict:
             for _ in range(rng.randint(lo, hi)):
                 d = rng.choice(dongs)
                 add(ctype, d, _title(rng, ctype, d), d["lat"] + rng.uniform(-0.006, 0.006), d["lon"] + rng.uniform(-0.007, 0.007))
-    # famous places at their real coordinates, attached to the nearest dong of their district
-    for title, sido, sgg, lat, lon, ctype in FAMOUS:
-        cands = [p for p in places if p["sido_name"] == sido and p["sgg_name"] == sgg]
+    # famous places at their real coordinates, in their legal dong (else the nearest dong of their district)
+    for real in landmarks:
+        lat, lon = real["lat"], real["lon"]
+        cands = [p for p in places if p["sido_name"] == real["sido"] and p["sgg_name"] == real["sgg"]]
         if not cands:
-            continue
-        d = min(cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
-        add(ctype, d, title, lat, lon)
+            raise ValueError(f"tourapi_landmarks: no dong of {real['sido']} {real['sgg']} for {real['title']}; fix the row's sido/sgg")
+        named = [p for p in cands if p["umd_name"] == real["dong"]]
+        d = min(named or cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
+        add(int(real["contenttypeid"]), d, real["title"], lat, lon, real)
     return {"tour_areas": area_rows, "tour_content": content, "tour_intro": intro}
