@@ -57,6 +57,9 @@ def fake():
     for i, st in enumerate(("종로구", "중구")):  # each station has its own readings
         c.add(RT, {"stationName": st}, [{**recs_rt[0], "pm10Value": str(31 + 9 * i)}])
     c.add(CTP, {}, recs_ctp)
+    # another province has its own stations (a comparison of two provinces reads different ones)
+    c.add(CTP, {"sidoName": "부산"}, [{**recs_ctp[0], "stationName": "광복동", "sidoName": "부산", "pm10Value": "45"}])
+    c.add(RT, {"stationName": "광복동"}, [{**recs_rt[0], "pm10Value": "45"}])
     c.add(LST, {}, recs_lst)
     return c
 
@@ -159,7 +162,7 @@ def test_walks_produce_every_shape_and_rl_rows_validate(synth_env):
     syn = Synthesizer(vg, e.catalog, e.sampler, e.executor, seed=0)
     got = {}
     for shape in SHAPES:
-        for i in range(40):
+        for i in range(200):  # a comparison needs two provinces with their own stations (2 of 18)
             t = asyncio.run(syn.build(shape, f"t-{shape}-{i}"))
             if t is not None:
                 got[shape] = t
