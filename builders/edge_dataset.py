@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from edge_synth import query_rubric
 from edge_synth.export import DATASET_VERSION
 from kopa_bench.settings import get_settings
 
@@ -69,6 +70,9 @@ sft = load_dataset("path/to/edge-trajectories", "sft", split="train")
 
 ## Counts
 {counts}
+
+## Query quality
+{query_quality}
 
 ## Licence
 Tool outputs come from the KOPA sandbox world, which mirrors Korean public data released under
@@ -138,7 +142,8 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
         per_shape[r["shape"]] = per_shape.get(r["shape"], 0) + 1
     ctext = "\n".join([f"- train: {counts['train']}, validation: {counts['validation']}", f"- graph edges: {len(edges)}"]
                       + [f"- {k}: {v}" for k, v in sorted(per_shape.items())])
-    (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext), encoding="utf-8")
+    (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext)
+                                  .replace("{query_quality}", query_rubric.card_section()), encoding="utf-8")
     (out / "CHANGELOG.md").write_text(CHANGELOG.replace("{version}", version), encoding="utf-8")
     files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != "MANIFEST.json")
     digests = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}

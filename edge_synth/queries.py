@@ -52,6 +52,14 @@ _OBJ_ENDINGS: dict[str, list[Callable[[str], str]]] = {
 _VERBS = {"banmal": ["알려줘.", "알려줄래?", "확인해줘.", "봐줄 수 있어?", "좀 찾아봐 줘."],
           "jondae": ["알려주세요.", "알려주시겠어요?", "확인 부탁드립니다.", "확인해 주실 수 있을까요?", "찾아봐 주세요."]}
 
+# Template ids removed because they cannot make a request a person would make (kept so tests
+# can assert they never come back).
+REJECTED_TEMPLATES = {
+    "cond:branch": "a decision on how many results a list has ('기념일 8건 이상이면 인구 통계') between "
+                   "branches that share no subject",
+    "cond:count": "any condition on a result count ('결과가 N건 이상 나오면'): nobody decides on that",
+}
+
 _HANGUL = re.compile(r"[가-힣]")
 # A token that is an API identifier when it shows in a sentence: camelCase, snake_case, ALL_CAPS.
 _IDENT = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|(?!(?:KRX|ISIN|HIRA|KOSIS|ECOS|NEIS|URL|API)\b)[A-Z]{3,}\d*)\b")

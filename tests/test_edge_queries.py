@@ -181,3 +181,130 @@ def test_same_seed_same_query_and_seeds_vary(cat):
         outs[shape] = {x[0] for x in a}
         assert len({x[2] for x in a}) >= 2, f"{shape}: one template only"
     assert all(len(v) >= 5 for v in outs.values()), {k: len(v) for k, v in outs.items()}
+
+
+# -- multi-branch shapes about one subject (plans over a small hand-made verified graph) -------------
+
+CTP, RT, LST = "airkorea_getCtprvnRltmMesureDnsty", "airkorea_getMsrstnAcctoRltmMesureDnsty", "airkorea_getMsrstnList"
+VF, NC, FEST = "kma_getVilageFcst", "kma_getUltraSrtNcst", "tourapi_searchFestival2"
+
+
+def _bind(frm, to, kind="station_name"):
+    return {"from_field": frm, "to_param": to, "transform": "identity", "transform_args": {}, "from_kind": kind,
+            "to_kind": kind, "prior": 0.9, "record_ref": False, "posterior": 0.9}
+
+
+@pytest.fixture(scope="module")
+def synth(cat):
+    import networkx as nx
+
+    from edge_synth.seeds import SeedSampler
+    from edge_synth.shapes import Synthesizer
+
+    vg = nx.DiGraph()
+    measures = {"pm10Value": "measure", "pm25Value": "measure", "stationName": "station_name", "dataTime": "datetime"}
+    vg.add_node(CTP, field_kinds=measures)
+    vg.add_node(RT, field_kinds={"pm10Value": "measure", "o3Value": "measure", "dataTime": "datetime"})
+    vg.add_node(LST, field_kinds={"addr": "address", "stationName": "station_name", "dmX": "lat", "dmY": "lon"})
+    for t in (VF, NC, FEST):
+        vg.add_node(t, field_kinds={})
+    vg.add_edge(CTP, RT, bindings=[_bind("stationName", "stationName")], posterior=0.9)
+    vg.add_edge(CTP, LST, bindings=[_bind("stationName", "stationName")], posterior=0.9)
+    # a branch in another domain fed by another field: never a partner of the air-quality branches
+    vg.add_edge(CTP, FEST, bindings=[_bind("dataTime", "eventStartDate", "date")], posterior=0.9)
+    sampler = SeedSampler(cat, seed=0)
+    return Synthesizer(vg, cat, sampler, executor=None, seed=0)
+
+
+def _refs(args: dict) -> set[str]:
+    return {v for v in args.values() if isinstance(v, str) and v.startswith("$")}
+
+
+def _literals(args: dict) -> dict:
+    return {k: v for k, v in args.items() if not (isinstance(v, str) and v.startswith("$")) and not isinstance(v, dict)}
+
+
+def test_comparison_sides_differ_in_one_subject_input_and_share_the_rest(synth):
+    from edge_synth.shapes import SUBJECT_KINDS
+
+    plans = [p for p in (synth.comparison(random.Random(f"c{i}")) for i in range(60)) if p]
+    assert len(plans) >= 20
+    for plan in plans:
+        s1, s2, s3, s4 = plan["steps"]
+        assert s1["tool"] == s2["tool"] and s3["tool"] == s4["tool"]
+        changed = [k for k in s1["args"] if s1["args"][k] != s2["args"].get(k)]
+        assert changed == [plan["axis"]], (s1["args"], s2["args"])
+        assert synth.sampler.param_kind[(s1["tool"], plan["axis"])] in SUBJECT_KINDS
+        # B is asked the same thing on both sides: same literal inputs, each side's own reference
+        assert _literals(s3["args"]) == _literals(s4["args"])
+        assert all(r.startswith("$s1.") for r in _refs(s3["args"])) and all(r.startswith("$s2.") for r in _refs(s4["args"]))
+
+
+def test_conditional_branches_read_the_same_field_of_the_same_answer(synth, cat):
+    plans = [p for p in (synth.conditional(random.Random(f"k{i}")) for i in range(60)) if p]
+    assert len(plans) >= 20
+    for plan in plans:
+        s1, s2, s3 = plan["steps"]
+        assert {s2["tool"], s3["tool"]} == {RT, LST}, "the festival branch shares no subject with the others"
+        assert _refs(s2["args"]) & _refs(s3["args"]), (s2["args"], s3["args"])  # the same station of A
+        shared = set(_literals(s2["args"])) & set(_literals(s3["args"]))
+        assert all(s2["args"][k] == s3["args"][k] for k in shared)
+        # the decision is on a measured value with a name, never on how many results a list has
+        field = plan["cond_ref"].rsplit(".", 1)[1]
+        assert field != "total_count" and field_label(cat, s1["tool"], field)
+        assert set(plan["branch_fields"]) == {"s2", "s3"}
+
+
+def test_parallel_calls_share_one_subject(synth):
+    vg = synth.vg
+    for t in (VF, NC, FEST):
+        vg.remove_node(t)  # roots: the air-quality tools only
+    for t in (VF, NC, FEST):
+        vg.add_node(t, field_kinds={})
+    synth.roots = sorted(n for n in vg.nodes if n in synth.catalog and synth.sampler.is_root(n))
+    plans = [p for p in (synth.parallel(random.Random(f"p{i}")) for i in range(80)) if p]
+    assert len(plans) >= 10
+    for plan in plans:
+        values = set()
+        for st in plan["steps"]:
+            subj = [(n, k) for n, k in synth._subject_params(st["tool"], optional=True) if n in st["args"]]
+            assert subj, st
+            values.add(next(str(st["args"][n]) for n, _k in subj))
+        # one subject, possibly in two forms of one name (서울 / 서울특별시)
+        assert len({v[:2] for v in values}) == 1, [s["args"] for s in plan["steps"]]
+
+
+def test_rejected_templates_are_never_produced(cat):
+    from edge_synth.queries import REJECTED_TEMPLATES
+
+    for shape in SHAPES:
+        for i in range(80):
+            t = random_traj(cat, shape, random.Random(f"r{shape}{i}"))
+            q, _reg, tid = render_query(t, cat, random.Random(i))
+            assert tid not in REJECTED_TEMPLATES, (tid, q)
+            assert not re.search(r"\d+건 이상", q), q  # a decision on a result count
+
+
+def test_conditional_asks_for_what_each_branch_answers(cat):
+    t = random_traj(cat, "conditional", random.Random("named"))
+    prog = t["task"]["program"]
+    prog[1]["tool"], prog[2]["tool"] = RT, LST
+    t["plan"] = {"branch_fields": {"s2": "pm10Value", "s3": "addr"}}
+    for i in range(20):
+        q, _reg, _tid = render_query(t, cat, random.Random(i))
+        assert "미세먼지 농도" in q and "주소" in q and "아황산가스 농도" in q and "3 이상" in q, q
+
+
+def test_final_answer_addresses_a_comparison_and_a_conditional(cat):
+    from edge_synth.answers import answer_text
+
+    t = _comparison(cat, "so2Value", "0.003", "0.005", True)
+    t["facts"][2]["resolved"] = -0.002
+    a = answer_text(t, cat, "jondae")
+    assert "서울" in a and "부산" in a and "0.003" in a and "0.005" in a and "0.002만큼 더 높습니다" in a, a
+    c = random_traj(cat, "conditional", random.Random("ans"))
+    c["facts"] = [{**c["facts"][0], "value": "$s2.items[0].pm10Value", "field": "pm10Value", "tool": RT, "resolved": "41"},
+                  {**c["facts"][1], "resolved": "5"}, c["facts"][2]]
+    c["task"]["program"][1]["tool"] = RT
+    a = answer_text(c, cat, "banmal")
+    assert "기준 3 이상이라서" in a and "미세먼지 농도: 41" in a, a
