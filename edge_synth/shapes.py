@@ -45,7 +45,10 @@ def same_subject(value: Any, from_kind: str | None, to_kind: str | None) -> Any:
     if from_kind == to_kind:
         return value
     if {from_kind, to_kind} == {"sido_short", "sido_name"}:
-        return apply_transform("sido_full" if to_kind == "sido_name" else "sido_short", value)
+        try:
+            return apply_transform("sido_full" if to_kind == "sido_name" else "sido_short", value)
+        except ValueError:
+            return None  # '전국' names no one 시도
     return None
 
 
