@@ -163,7 +163,9 @@ class Synthesizer:
         if not self.roots_out:
             return None
         start = rng.choice(self.roots_out)
-        path = random_path(self.vg, rng, start, rng.choice([2, 2, 3, 3, 4]))
+        # two steps: a request names the first call's subject and the last call's answer, so a
+        # longer chain's middle steps would be ones the person never asked for
+        path = random_path(self.vg, rng, start, 2)
         if len(path) < 2:
             return None
         args = self.sampler.sample_args(start, "any", rng)

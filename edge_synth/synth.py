@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .export import Decontaminator, program_key, rl_task, sft_messages
+from .plausible import rejection
 from .queries import make_query, paraphrase_llm
 from .shapes import SHAPES, Synthesizer
 
@@ -96,12 +97,15 @@ async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, 
                             q = paraphrase_llm(q, **paraphrase)
                         traj["query"], traj["register"] = q, reg
                         pk = program_key(traj["task"]["program"])
-                        if pk in seen_programs:
+                        why = rejection(traj, pipeline.catalog, pipeline.sampler.param_kind)
+                        if why is not None:
+                            reason = f"implausible_{why}"
+                        elif pk in seen_programs:
                             reason = "duplicates"
                         elif decon.check(traj["task"]["program"], q) is not None:
                             reason = "decontaminated"
                     if reason:
-                        audit[reason] += 1
+                        audit[reason] = audit.get(reason, 0) + 1
                         rej_f.write(json.dumps({"id": tid, "reason": reason}) + "\n")
                         continue
                     seen_programs.add(pk)
