@@ -61,10 +61,35 @@ def rejection(traj: dict, catalog: Any, param_kind: dict) -> str | None:
             if ".items[0]." in ref and sr is not None and not sr.skipped and len(sr.records) > 1:
                 return "arbitrary_record"  # the next step follows one record of a list the request never names
     asked = [f for f in traj["facts"] if f.get("tool") and not isinstance(f.get("value"), dict) and f.get("field") != "branch"]
+    for f in asked:
+        ref = f["value"] if isinstance(f.get("value"), str) else ""
+        sr = run.by_id.get(ref[1:].split(".", 1)[0]) if ref.startswith("$s") else None
+        if ".items[0]." in ref and sr is not None and len(sr.records) > 1 and not newest_first(sr.records):
+            return "arbitrary_record"  # "the" value of a list the request never narrows to one
+    literals = {str(v).strip() for s in prog for v in s.get("args", {}).values()
+                if not isinstance(v, (dict, list)) and not str(v).startswith("$")}
+    picked = {str(f.get("resolved")).strip() for f in traj["facts"] if str(f.get("value", "")).startswith("$s1.picked.")}
+    for f in asked:
+        v = str(f.get("resolved")).strip()
+        if v in literals or (v in picked and not str(f.get("value", "")).startswith("$s1.picked.")):
+            return "echo"  # asks back what the request itself says or what was just identified
     labels = [field_label(catalog, f["tool"], f["field"]) or "" for f in asked]
     if not labels or any(_META_LABEL.search(lab) or not lab for lab in labels):
         return "meta_field"
     return None
+
+
+_DATETIME = re.compile(r"\d{4}-?\d{2}-?\d{2}[ T]?\d{2}:?\d{2}")
+
+
+def newest_first(records: list[dict]) -> bool:
+    """A time series of one subject, newest record first (hourly readings of one station): its
+    first record is 'the current value', not an arbitrary pick."""
+    for k, v in records[0].items():
+        vals = [str(r.get(k, "")) for r in records]
+        if all(_DATETIME.fullmatch(x) for x in vals) and len(set(vals)) == len(vals):
+            return vals == sorted(vals, reverse=True)
+    return False
 
 
 def _refs(args: Any) -> list[str]:
