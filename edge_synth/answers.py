@@ -60,7 +60,7 @@ def answer_text(traj: dict, catalog: Any, register: str) -> str:
         f3, f4 = facts[0], facts[1]
         a, b, _ctx = _comparison_sides(task, catalog, rng)
         label = field_phrase(catalog, f3["tool"], f3["field"])
-        what = f"{step_topic.get('s3', '')} {label}".strip()
+        what = f"{step_topic.get(f3['value'][1:].split('.', 1)[0], '')} {label}".strip()
         lines = [f"{what}: {a} {fmt(f3['resolved'])}, {b} {fmt(f4['resolved'])}."]
         x, y = _num(f3["resolved"]), _num(f4["resolved"])
         if x is not None and y is not None:

@@ -27,6 +27,7 @@ from .walks import answer_fields, best_bindings, random_path, ref_expr, step_arg
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
 SELECT_SHARE = 0.25
+DIRECT_COMPARE_SHARE = 0.5  # comparisons of one tool's measure for two subjects, without a second tool
 # input kinds that say what a request is about: a place, a period, a named station
 SUBJECT_KINDS = frozenset({"sido_short", "sido_name", "dong_name", "station_name", "address", "lawd5", "legal_code",
                            "tago_city", "date", "yyyymm", "year"})
@@ -267,27 +268,16 @@ class Synthesizer:
     def comparison(self, rng) -> dict | None:
         """The same measure for two places or dates: A is called twice with one subject input
         changed (the rest of the call the same), B follows each side with the same other inputs."""
+        direct = [t for t in self.roots if self._numeric_fields(t) and self._subject_params(t)]
+        if direct and rng.random() < DIRECT_COMPARE_SHARE:
+            return self._direct_comparison(rng, rng.choice(direct))
         if not self.roots_out:
             return None
         a = rng.choice(self.roots_out)
         b = rng.choice(successors(self.vg, a))
-        a1 = self.sampler.sample_args(a, "any", rng)
+        a1, axis, a2 = self._two_sides(a, rng)
         if a1 is None:
             return None
-        axes = [n for n, _k in self._subject_params(a) if n in a1]
-        if not axes:
-            return None
-        axis = rng.choice(axes)
-        # another value of the subject input, preferably one that answered with the rest of the
-        # call unchanged (a remembered working input), so both sides have data
-        rest = {k: str(v) for k, v in a1.items() if k != axis}
-        worked = sorted({str(c[axis]) for c in self.sampler.contexts.get(a, ())
-                         if axis in c and str(c[axis]) != str(a1[axis])
-                         and all(str(c.get(k)) == v for k, v in rest.items())})
-        others = worked or [v for v in self.sampler.pool(a, axis, "any") if str(v) != str(a1[axis])]
-        if not others:
-            return None
-        a2 = {**a1, axis: rng.choice(others)}
         steps = [{"id": "s1", "tool": a, "args": a1, "group": 0}, {"id": "s2", "tool": a, "args": a2, "group": 0}]
         s3 = self._chain_step("s3", b, "s1", a, rng, group=1, prev_args=a1)
         if s3 is None:
@@ -298,8 +288,37 @@ class Synthesizer:
         if a1.get(axis) is not None and axis in s4["args"] and s4["args"][axis] == a1[axis]:
             s4["args"][axis] = a2[axis]  # B inherited the subject from A: each side keeps its own
         steps += [s3, s4]
-        return {"steps": steps, "fact_steps": ["s3", "s4"], "entity_steps": ["s1", "s2"], "compare": True, "fact_k": 1,
-                "axis": axis}
+        return {"steps": steps, "fact_steps": ["s3", "s4"], "entity_steps": ["s1", "s2"], "compare": ("s3", "s4"),
+                "fact_k": 1, "axis": axis}
+
+    def _direct_comparison(self, rng, a: str) -> dict | None:
+        """A measure of one tool for two subjects (\"종로구와 중구 중 미세먼지가 더 높은 곳\"): two calls."""
+        a1, axis, a2 = self._two_sides(a, rng)
+        if a1 is None:
+            return None
+        steps = [{"id": "s1", "tool": a, "args": a1, "group": 0}, {"id": "s2", "tool": a, "args": a2, "group": 0}]
+        return {"steps": steps, "fact_steps": ["s1", "s2"], "entity_steps": ["s1", "s2"], "compare": ("s1", "s2"),
+                "fact_k": 1, "axis": axis}
+
+    def _two_sides(self, a: str, rng) -> tuple[dict | None, str | None, dict | None]:
+        """A's arguments for two sides that differ in one subject input only."""
+        a1 = self.sampler.sample_args(a, "any", rng)
+        if a1 is None:
+            return None, None, None
+        axes = [n for n, _k in self._subject_params(a) if n in a1]
+        if not axes:
+            return None, None, None
+        axis = rng.choice(axes)
+        # another value of the subject input, preferably one that answered with the rest of the
+        # call unchanged (a remembered working input), so both sides have data
+        rest = {k: str(v) for k, v in a1.items() if k != axis}
+        worked = sorted({str(c[axis]) for c in self.sampler.contexts.get(a, ())
+                         if axis in c and str(c[axis]) != str(a1[axis])
+                         and all(str(c.get(k)) == v for k, v in rest.items())})
+        others = worked or [v for v in self.sampler.pool(a, axis, "any") if str(v) != str(a1[axis])]
+        if not others:
+            return None, None, None
+        return a1, axis, {**a1, axis: rng.choice(others)}
 
     def conditional(self, rng) -> dict | None:
         """A decision on a measured value of A (\"미세먼지 농도가 80 이상이면 ... 아니면 ...\"); both
@@ -443,14 +462,15 @@ class Synthesizer:
             facts += self._fields_facts(sid, sr.tool, sr.records[0], rng, k=plan.get("fact_k", 2))
         facts += plan.get("extra_facts", [])
         if plan.get("compare"):
-            r3, r4 = by_id["s3"], by_id["s4"]
+            left, right = plan["compare"]
+            r3, r4 = by_id[left], by_id[right]
             if r3.skipped or r4.skipped or not r3.records or not r4.records or r3.args == r4.args:
                 return None  # both sides must be asked with their own subject
             f = self._compare_field(r3.tool, r3.records[0], r4.records[0], rng)
             if f is None:
                 return None
-            facts = [{"description": f"{r3.tool}.{f}", "value": f"$s3.items[0].{f}", "field": f, "tool": r3.tool},
-                     {"description": f"{r3.tool}.{f}", "value": f"$s4.items[0].{f}", "field": f, "tool": r3.tool}]
+            facts = [{"description": f"{r3.tool}.{f}", "value": f"${left}.items[0].{f}", "field": f, "tool": r3.tool},
+                     {"description": f"{r3.tool}.{f}", "value": f"${right}.items[0].{f}", "field": f, "tool": r3.tool}]
             if _num(r3.records[0].get(f)) is not None and _num(r4.records[0].get(f)) is not None:
                 facts.append({"description": f"difference of {f}", "field": f, "tool": r3.tool,
                               "value": {"compute": "diff", "a": facts[0]["value"], "b": facts[1]["value"]}})
