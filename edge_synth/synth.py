@@ -35,7 +35,7 @@ def _read_jsonl(path: Path) -> list[dict]:
     return out
 
 
-async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 200,
+async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 50,
                      decon: Decontaminator | None = None, paraphrase: dict | None = None,
                      shapes: list[str] | None = None, max_attempts_factor: int = 6,
                      progress: Callable[[int, int], None] | None = None, stop_after: int | None = None,

@@ -315,3 +315,75 @@ def test_final_answer_addresses_a_comparison_and_a_conditional(cat):
     c["task"]["program"][1]["tool"] = RT
     a = answer_text(c, cat, "banmal")
     assert "기준 3 이상이라서" in a and "미세먼지 농도: 41" in a, a
+
+
+# -- requests no person would make are rejected (edge_synth/plausible.py) ----------------------------
+
+class _Step:
+    def __init__(self, records, skipped=False):
+        self.records, self.skipped = records, skipped
+
+
+class _Run:
+    def __init__(self, by_id):
+        self.by_id = by_id
+
+
+def _traj(cat, shape, prog, records, facts, plan=None, entity_steps=("s1",)):
+    return {"task": {"shape": shape, "program": prog}, "run": _Run({k: _Step(v) for k, v in records.items()}),
+            "facts": facts, "plan": plan or {}, "entity_steps": list(entity_steps)}
+
+
+@pytest.fixture(scope="module")
+def kinds(cat):
+    from edge_synth.seeds import SeedSampler
+
+    return SeedSampler(cat, seed=0).param_kind
+
+
+HOURLY = [{"stationName": "종로구", "dataTime": "2026-11-30 09:00", "pm10Value": "31", "o3Value": "0.02"},
+          {"stationName": "종로구", "dataTime": "2026-11-30 08:00", "pm10Value": "28", "o3Value": "0.02"}]
+
+
+def test_a_named_station_with_its_current_readings_is_plausible(cat, kinds):
+    from edge_synth.plausible import rejection
+
+    prog = [{"id": "s1", "tool": RT, "args": {"stationName": "종로구", "dataTerm": "DAILY"}, "group": 0}]
+    t = _traj(cat, "parallel", prog, {"s1": HOURLY}, [{**_fact(1, "s1", RT, "pm10Value", "31")}], entity_steps=["s1"])
+    assert rejection(t, cat, kinds) is None  # hourly readings, newest first: "the" current value
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("coordinates", "opaque_subject"), ("code", "opaque_subject"), ("nothing", "no_subject"),
+    ("three_steps", "hidden_steps"), ("domains", "unrelated_domains"), ("list", "arbitrary_record"),
+    ("echo", "echo"), ("bookkeeping", "meta_field")])
+def test_requests_no_person_makes_are_rejected(cat, kinds, case, reason):
+    from edge_synth.plausible import rejection
+
+    prog = [{"id": "s1", "tool": RT, "args": {"stationName": "종로구", "dataTerm": "DAILY"}, "group": 0},
+            {"id": "s2", "tool": LST, "args": {"stationName": "$s1.items[0].stationName"}, "group": 1}]
+    records = {"s1": HOURLY[:1], "s2": [{"stationName": "종로구", "addr": "서울 종로구 종로35가길 19", "mangName": "도시대기"}]}
+    facts = [_fact(1, "s2", LST, "addr", "서울 종로구 종로35가길 19")]
+    shape = "sequential"
+    if case == "coordinates":
+        prog[0] = {"id": "s1", "tool": "airkorea_getNearbyMsrstnList", "args": {"tmX": "200420.3", "tmY": "453527.7"},
+                   "group": 0}
+    elif case == "code":
+        prog[0] = {"id": "s1", "tool": "tago_getSttnAcctoArvlPrearngeInfoList",
+                   "args": {"cityCode": "25", "nodeId": "DJB8001793"}, "group": 0}
+    elif case == "nothing":
+        prog[0] = {"id": "s1", "tool": LST, "args": {}, "group": 0}
+    elif case == "three_steps":
+        prog.append({"id": "s3", "tool": RT, "args": {"stationName": "$s2.items[0].stationName"}, "group": 2})
+        records["s3"] = HOURLY[:1]
+    elif case == "domains":
+        prog[1] = {"id": "s2", "tool": "tourapi_areaBasedList2", "args": {"areaCode": "1"}, "group": 1}
+        facts = [_fact(1, "s2", "tourapi_areaBasedList2", "title", "경복궁")]
+    elif case == "list":
+        records["s1"] = [{**HOURLY[0], "stationName": n} for n in ("종로구", "중구")]  # one hour, many stations
+    elif case == "echo":
+        facts = [_fact(1, "s2", LST, "stationName", "종로구")]
+    elif case == "bookkeeping":
+        facts = [_fact(1, "s2", LST, "stationCode", "111123")]
+    t = _traj(cat, shape, prog, records, facts)
+    assert rejection(t, cat, kinds) == reason
