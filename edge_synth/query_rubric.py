@@ -79,7 +79,11 @@ def card_section(path: str | Path = VERDICTS) -> str:
         lines.append("No judged sample is recorded for this build.")
         return "\n".join(lines)
     lines.append(f"Verdicts with a one-line reason each: `edge_synth/eval/query_rubric.jsonl` (goal: pass share "
-                 f">= {GOAL:.0%}).")
+                 f">= {GOAL:.0%}). Synthesis drops requests that fail the structural checks of "
+                 "`edge_synth/plausible.py` (a subject given as coordinates or an ID, unnamed middle steps, unrelated "
+                 "domains, 'the' record of a list, asks that echo the request); the run column says how many "
+                 "trajectories of which shapes each round's run kept, so a high pass share is read with the "
+                 "coverage it came with.")
     lines.append("")
     lines.append("| round | synthesis run | judged | passed | pass share | failed: coherent / answerable / plausible |")
     lines.append("|---|---|---|---|---|---|")

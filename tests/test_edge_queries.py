@@ -387,3 +387,20 @@ def test_requests_no_person_makes_are_rejected(cat, kinds, case, reason):
         facts = [_fact(1, "s2", LST, "stationCode", "111123")]
     t = _traj(cat, shape, prog, records, facts)
     assert rejection(t, cat, kinds) == reason
+
+
+def test_rubric_verdicts_are_complete_and_the_card_states_their_share():
+    from edge_synth.query_rubric import CRITERIA, card_section, load_verdicts, sample, summary
+
+    rows = load_verdicts()
+    assert rows, "edge_synth/eval/query_rubric.jsonl is missing"
+    for r in rows:
+        assert all(isinstance(r[k], bool) for k in CRITERIA) and r["pass"] == all(r[k] for k in CRITERIA), r
+        assert r["reason"].strip() and r["query"].strip() and r["id"].startswith(f"edge-{r['shape']}-"), r
+    by_round = summary(rows)
+    for rnd, s in by_round.items():
+        ids = [r["id"] for r in rows if r["round"] == rnd]
+        assert len(ids) == len(set(ids)) == s["judged"] == 100
+        assert f"| {rnd} | {s['run']} | 100 | {s['passed']} | {s['pass_share']:.0%} |" in card_section()
+    fake = [{"id": f"edge-x-{i:04d}"} for i in range(300)]
+    assert sample(fake) == sample(list(reversed(fake))) and len(sample(fake)) == 100  # seeded, order-free
