@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from edge_synth import query_rubric
 from edge_synth.export import DATASET_VERSION
 from kopa_bench.catalog import get_catalog, tool_schemas
 from kopa_bench.settings import get_settings
@@ -84,6 +85,9 @@ sft[0]["messages"][2]["tool_calls"][0]["function"]["name"]        # a real list,
 ## Counts
 {counts}
 
+## Query quality
+{query_quality}
+
 ## Licence
 Tool outputs come from the KOPA sandbox world, which mirrors Korean public data released under
 the Korea Open Government License (KOGL, 공공누리) Type 1 (attribution). Attribute the
@@ -104,6 +108,10 @@ CHANGELOG = """# Changelog
 - `sft` rows in TRL's conversational format: `messages` a list of `{role, content, tool_calls, tool_call_id,
   name}` (was a JSON string), `platforms` a list (was a JSON string), new `tools` column (the offered tools'
   JSON schemas); `trl.SFTTrainer` trains on the config as `load_dataset` returns it.
+- Queries a person would ask: comparison, conditional, parallel and fan-out branches share their subject,
+  the final answer addresses the question, implausible trajectories are dropped (`rejected.jsonl` says
+  why), the conditions on a result count are gone; a rubric judged on 100 sampled queries per round
+  (the card's "Query quality"). Far fewer trajectories pass than before.
 ## 0.1.0
 - First EDGE release: candidate graph (names, descriptions, value kinds, transforms, BM25 neighbours),
   Thompson-sampled probe verification, six shapes, SFT + RL (KOPA Task schema) + graph configs.
@@ -185,7 +193,8 @@ def build_dataset(trajectories: list[dict], graph_edges: list[dict], out_dir: st
         per_shape[r["shape"]] = per_shape.get(r["shape"], 0) + 1
     ctext = "\n".join([f"- train: {counts['train']}, validation: {counts['validation']}", f"- graph edges: {len(edges)}"]
                       + [f"- {k}: {v}" for k, v in sorted(per_shape.items())])
-    (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext), encoding="utf-8")
+    (out / "README.md").write_text(CARD.replace("{version}", version).replace("{counts}", ctext)
+                                  .replace("{query_quality}", query_rubric.card_section()), encoding="utf-8")
     (out / "CHANGELOG.md").write_text(CHANGELOG, encoding="utf-8")
     files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != "MANIFEST.json")
     digests = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}

@@ -66,25 +66,11 @@ class Decontaminator:
         return None
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "예" if v else "아니요"
-    if isinstance(v, float):
-        return f"{v:.2f}".rstrip("0").rstrip(".")
-    return str(v)
-
-
 def final_answer(traj: dict, catalog: Any, register: str) -> str:
-    from .queries import field_phrase
+    """The closing answer, worded for the request (edge_synth.answers)."""
+    from .answers import answer_text
 
-    lines = []
-    for f in traj["facts"]:
-        label = field_phrase(catalog, f["tool"], f["field"]) if f.get("tool") else f["description"]
-        if f.get("field") == "branch":
-            label = "조건 분기(첫 번째 경로 실행)"
-        lines.append(f"- {label}: {_fmt(f['resolved'])}")
-    head = "확인한 결과야." if register == "banmal" else "조회한 결과입니다."
-    return head + "\n" + "\n".join(lines)
+    return answer_text(traj, catalog, register)
 
 
 def sft_messages(traj: dict, catalog: Any, max_records: int = 5) -> list[dict]:

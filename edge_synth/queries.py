@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 
+from kopa_bench.refdata import table_rows
 from kopa_bench.transforms import SIDO
 
 from .control_params import is_control
@@ -49,6 +51,14 @@ _OBJ_ENDINGS: dict[str, list[Callable[[str], str]]] = {
 # Endings that follow a finished clause ("... 어디가 더 높은지 알려줘.").
 _VERBS = {"banmal": ["알려줘.", "알려줄래?", "확인해줘.", "봐줄 수 있어?", "좀 찾아봐 줘."],
           "jondae": ["알려주세요.", "알려주시겠어요?", "확인 부탁드립니다.", "확인해 주실 수 있을까요?", "찾아봐 주세요."]}
+
+# Template ids removed because they cannot make a request a person would make (kept so tests
+# can assert they never come back).
+REJECTED_TEMPLATES = {
+    "cond:branch": "a decision on how many results a list has ('기념일 8건 이상이면 인구 통계') between "
+                   "branches that share no subject",
+    "cond:count": "any condition on a result count ('결과가 N건 이상 나오면'): nobody decides on that",
+}
 
 _HANGUL = re.compile(r"[가-힣]")
 # A token that is an API identifier when it shows in a sentence: camelCase, snake_case, ALL_CAPS.
@@ -209,10 +219,46 @@ def _enum_meaning(desc: str, value: str) -> str | None:
     return m.group(1) if m else None
 
 
+@lru_cache(maxsize=1)
+def _code_names() -> dict[str, dict[str, str]]:
+    """Region codes a person never types, by the parameter that takes them -> the place they name
+    (the vendored code lists: 법정동 codes, TAGO city codes, NEIS offices, TourAPI areas)."""
+    legal = {r["code"]: r["name"] for r in table_rows("legal_dong_codes") if r.get("status") == "존재"}
+    lawd = {c[:5]: n for c, n in legal.items() if c.endswith("00000") and not c.endswith("00000000")}
+    for c, n in legal.items():
+        if c.endswith("00000000"):
+            lawd.setdefault(c[:5], n)
+    return {"lawd5": lawd, "legal": legal,
+            "tago_city": {r["citycode"]: r["cityname"] for r in table_rows("tago_city_codes")},
+            "neis_office": {r["atpt_ofcdc_sc_code"]: r["atpt_ofcdc_sc_nm"] for r in table_rows("neis_offices")},
+            "tour_area": {r["area_code"]: r["name"] for r in table_rows("tourapi_area_codes")}}
+
+
+_CODE_PARAMS = {"lawd_cd": "lawd5", "objl1": "lawd5", "admcd": "legal", "citycode": "tago_city",
+                "atpt_ofcdc_sc_code": "neis_office", "areacode": "tour_area", "ldongregncd": "lawd5"}
+
+
+def code_place(pname: str, value: Any) -> str | None:
+    """The place a region code names ('LAWD_CD' 11110 -> '서울 종로구'), short 시도 form; None if unknown."""
+    table = _CODE_PARAMS.get(pname.lower())
+    if table is None:
+        return None
+    name = _code_names()[table].get(str(value).strip())
+    if not name:
+        return None
+    head, _, rest = name.split("/")[0].partition(" ")
+    short = next((f[2] for f in SIDO if head in (f[1], f[2]) or head in f[3]), None)
+    return f"{short} {rest}" if short and rest else short or name
+
+
 def name_value(p: Any, value: Any, rng: random.Random, bare: bool = False) -> str:
-    """A value as a person says it: places and names as they are, bare codes and numbers with
-    what they are ('도시코드 26', '반경 1000m', '2026년'); `bare` drops the name (second of a pair)."""
+    """A value as a person says it: places and names as they are, region codes as the place they
+    name, other bare codes and numbers with what they are ('도시코드 26', '반경 1000m', '2026년');
+    `bare` drops the name (second of a pair)."""
     text = str(value).strip()
+    place = code_place(p.name, text) if p is not None else None
+    if place:
+        return place
     surf = entity_surface(text, rng)
     if _HANGUL.search(surf):
         return surf
@@ -358,18 +404,24 @@ def render_query(traj: dict, catalog: Any, rng: random.Random) -> tuple[str, str
         else:  # no name for the ranked field: ask for the pick without naming it
             forms = {"red:plain": f"{P}{scope} 하나를 골라서 {TL}의 {end(tail)}"}
     elif shape == "parallel":
+        subject = (traj.get("plan") or {}).get("subject")
+        first = [(p, v) for _sid, p, v in entity_args(task, ["s1"], catalog) if p.name == subject]
+        about = name_value(first[0][0], first[0][1], rng) if first else ""
         parts = []
         for s in prog:
-            e = [name_value(p, v, rng) for _sid, p, v in entity_args(task, [s["id"]], catalog)[:1]]
             fs = _asks(catalog, facts, lambda f, sid=s["id"]: _fact_step(f) == sid)
-            head = f"{e[0]} {topic(catalog, s['tool'])}" if e else topic(catalog, s["tool"])
+            head = topic(catalog, s["tool"])
+            if not about:  # no shared subject named: each call says its own
+                e = [name_value(p, v, rng) for _sid, p, v in entity_args(task, [s["id"]], catalog)[:1]]
+                head = f"{e[0]} {head}" if e else head
             parts.append(f"{head}의 {fs[0]}" if fs else head)
         n = "세" if len(parts) == 3 else "두" if len(parts) == 2 else str(len(parts))
+        pre = f"{P}{about} 기준으로 " if about else P
         forms = {
-            "par:list": f"{P}{end(_join(parts))}",
-            "par:count": (f"{P}{n} 가지 물어볼게. " if ban else f"{P}{n} 가지 여쭤볼게요. ")
+            "par:list": f"{pre}{end(_join(parts))}",
+            "par:count": (f"{pre}{n} 가지 물어볼게. " if ban else f"{pre}{n} 가지 여쭤볼게요. ")
                          + " ".join(f"{i}) {x}" for i, x in enumerate(parts, start=1)) + f" {verb}",
-            "par:also": f"{P}{_join(parts[:-1])}, 그리고 {parts[-1]}도 같이 {verb}" if len(parts) > 1 else f"{P}{parts[0]} {verb}",
+            "par:also": f"{pre}{_join(parts[:-1])}, 그리고 {parts[-1]}도 같이 {verb}" if len(parts) > 1 else f"{pre}{parts[0]} {verb}",
         }
     elif shape == "comparison":
         a, b, ctx = _comparison_sides(task, catalog, rng)
@@ -401,26 +453,28 @@ def render_query(traj: dict, catalog: Any, rng: random.Random) -> tuple[str, str
                 "cmp:text-both": f"{pre}{_josa(a, ('이랑', '랑'))} {b} 각각 {end(what)}",
             }
     else:  # conditional
-        cond = next((s["condition"] for s in prog if s.get("condition")), None)
-        cf = cond["ref"].rsplit(".", 1)[1] if cond else "total_count"
-        th = cond["value"] if cond else 0
-        c1, c2 = topic(catalog, prog[1]["tool"]), topic(catalog, prog[2]["tool"])
-        if cf == "total_count":
-            cond_txt = f"결과가 {th}건 이상 나오면"  # the templates name T1 just before
-            test_txt = f"{T1} 결과가 {th}건 이상인지"
-        else:
-            cfp = field_label(catalog, prog[0]["tool"], cf) or "측정값"
-            cond_txt = f"{_josa(cfp, ('이', '가'))} {th} 이상이면"
-            test_txt = f"{_josa(cfp, ('이', '가'))} {th} 이상인지"
-        ctx = f"{ent} 기준으로 " if ent else ""
+        cond = next(s["condition"] for s in prog if s.get("condition"))
+        cf = cond["ref"].rsplit(".", 1)[1]
+        th = cond["value"]
+        cfp = field_label(catalog, prog[0]["tool"], cf) or "측정값"
+        bf = (traj.get("plan") or {}).get("branch_fields") or {}
+        arms = []
+        for st in prog[1:3]:
+            lab = field_label(catalog, st["tool"], bf[st["id"]]) if st["id"] in bf else None
+            t = topic(catalog, st["tool"])
+            arms.append(f"{t}의 {lab}" if lab else t)
+        c1, c2 = arms
+        subj = f"{ent}의 {T1}" if ent else T1
         forms = {
-            "cond:if-else": f"{P}{ctx}{_josa(T1, ('을', '를'))} 먼저 확인해서, {cond_txt} {_josa(c1, ('을', '를'))}, "
-                            f"아니면 {_josa(c2, ('을', '를'))} {verb}",
-            "cond:check-first": (f"{P}{ctx}{test_txt} 먼저 봐 줘. 그렇다면 {c1}, 아니라면 {c2} 쪽으로 알아봐 줘."
+            "cond:if-else": f"{P}{subj}에서 {_josa(cfp, ('이', '가'))} {th} 이상이면 {_josa(c1, ('을', '를'))}, "
+                            f"그보다 낮으면 {_josa(c2, ('을', '를'))} {verb}",
+            "cond:check-first": (f"{P}{subj}에서 {_josa(cfp, ('이', '가'))} {th} 이상인지 먼저 봐 줘. "
+                                 f"그렇다면 {_josa(c1, ('을', '를'))}, 아니라면 {_josa(c2, ('을', '를'))} 알려줘."
                                  if ban else
-                                 f"{P}{ctx}{test_txt} 먼저 확인해 주세요. 그렇다면 {c1}, 아니라면 {c2} 쪽으로 알아봐 주세요."),
+                                 f"{P}{subj}에서 {_josa(cfp, ('이', '가'))} {th} 이상인지 먼저 확인해 주세요. "
+                                 f"그렇다면 {_josa(c1, ('을', '를'))}, 아니라면 {_josa(c2, ('을', '를'))} 알려주세요."),
+            "cond:depends": f"{P}{subj} {cfp}에 따라 다르게 알고 싶은데, {th} 이상이면 {c1}, 미만이면 {c2} 쪽으로 {verb}",
         }
-        forms["cond:branch"] = f"{P}{ctx}{T1}에서 {cond_txt} {c1} 쪽을, 그보다 작으면 {c2} 쪽을 {verb}"
     tid = rng.choice(sorted(forms))
     q = re.sub(r"\s+", " ", forms[tid]).strip()
     q = re.sub(r"\s+([,.?])", r"\1", q)

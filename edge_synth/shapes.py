@@ -7,28 +7,68 @@ resolves the facts on the real outputs (`compute_answer`) and drops anything tha
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 import networkx as nx
 
 from kopa_bench.tasks import Task, compute_answer, execute_program
+from kopa_bench.transforms import apply_transform
 from kopa_bench.tasks.program import ProgramError
 from kopa_bench.tasks.facts import FactError
 
+from .control_params import is_control
 from .probing import inherited_args
-from .seeds import SeedSampler
+from .queries import field_label
+from .seeds import SeedSampler, value_fits
 from .selections import maybe_partial, wide_args
 from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
-SELECT_SHARE = 0.25  # sequential trajectories whose second step filters a list by the first's answer
+SELECT_SHARE = 0.25
+DIRECT_COMPARE_SHARE = 0.5  # comparisons of one tool's measure for two subjects, without a second tool
+# input kinds that say what a request is about: a place, a period, a named station
+SUBJECT_KINDS = frozenset({"sido_short", "sido_name", "dong_name", "station_name", "address", "lawd5", "legal_code",
+                           "tago_city", "date", "yyyymm", "year"})
+# kinds that name the same subject in different forms (서울 / 서울특별시)
+SUBJECT_FAMILY = {"sido_short": "sido", "sido_name": "sido"}  # sequential trajectories whose second step filters a list by the first's answer
 PRIMARY = {"traffic": "traffic", "finance": "finance", "real_estate": "finance", "business": "finance",
            "education": "education", "law": "law", "politics": "politics"}
 
 
 def primary_domain(domain: str) -> str:
     return PRIMARY.get(domain, "district")
+
+
+def same_subject(value: Any, from_kind: str | None, to_kind: str | None) -> Any:
+    """`value` (a `from_kind` input) in the form a `to_kind` input takes (서울 -> 서울특별시)."""
+    if from_kind == to_kind:
+        return value
+    if {from_kind, to_kind} == {"sido_short", "sido_name"}:
+        try:
+            return apply_transform("sido_full" if to_kind == "sido_name" else "sido_short", value)
+        except ValueError:
+            return None  # '전국' names no one 시도
+    return None
+
+
+def nice_threshold(x: float) -> float | int:
+    """A round number near `x` (two significant digits), as a person states a limit."""
+    if x == 0:
+        return 0
+    digits = 1 - math.floor(math.log10(abs(x)))
+    th = round(x, digits)
+    return int(th) if float(th).is_integer() else th
+
+
+def _swap_step(ref: Any, old: str, new: str) -> Any:
+    """A reference to step `old` rewritten to read step `new` (the other side of a comparison)."""
+    if isinstance(ref, str):
+        return ref.replace(f"${old}.", f"${new}.")
+    if isinstance(ref, dict):
+        return {k: _swap_step(v, old, new) for k, v in ref.items()}
+    return ref
 
 
 def _num(v: Any) -> float | None:
@@ -61,14 +101,22 @@ class Synthesizer:
         return res.records if res.ok else []
 
     def _chain_step(self, sid: str, tool: str, prev: str, prev_tool: str, rng, selector="items[0]", group=0,
-                    prev_args: dict | None = None):
+                    prev_args: dict | None = None, shared: dict | None = None):
         bound = {b.to_param: ref_expr(prev, b, selector) for b in best_bindings(self.vg, prev_tool, tool)}
         # required params the previous step was called with under the same name (as in probing)
         bound.update(inherited_args(self.sampler, tool, prev_args or {}, bound))
+        # sibling branches ask about the same subject: a parameter an earlier branch filled
+        # literally keeps that value (the same date, school or region in every branch)
+        bound.update({k: v for k, v in (shared or {}).items() if k not in bound and k in self.sampler.fill_params(tool)})
         args = step_args(self.sampler, tool, bound, rng)
         if args is None:
             return None
         return {"id": sid, "tool": tool, "args": args, "group": group}
+
+    @staticmethod
+    def _literals(step: dict) -> dict:
+        """A step's literal (non-reference) arguments."""
+        return {k: v for k, v in step["args"].items() if not isinstance(v, dict) and not str(v).startswith("$")}
 
     # -- selections (client-side filters, edge_synth.selections) ------------------------------
     def _select_edges(self) -> list[tuple[str, str]]:
@@ -116,7 +164,9 @@ class Synthesizer:
         if not self.roots_out:
             return None
         start = rng.choice(self.roots_out)
-        path = random_path(self.vg, rng, start, rng.choice([2, 2, 3, 3, 4]))
+        # two steps: a request names the first call's subject and the last call's answer, so a
+        # longer chain's middle steps would be ones the person never asked for
+        path = random_path(self.vg, rng, start, 2)
         if len(path) < 2:
             return None
         args = self.sampler.sample_args(start, "any", rng)
@@ -137,10 +187,12 @@ class Synthesizer:
         succ = successors(self.vg, a)
         outs = rng.sample(succ, min(len(succ), rng.choice([2, 3])))
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0}]
+        shared: dict = {}
         for i, b in enumerate(outs, start=2):
-            st = self._chain_step(f"s{i}", b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
+            st = self._chain_step(f"s{i}", b, "s1", a, rng, group=1, prev_args=steps[0]["args"], shared=shared)
             if st is None:
                 return None
+            shared.update({k: v for k, v in self._literals(st).items() if k not in shared})
             steps.append(st)
         return {"steps": steps, "fact_steps": [s["id"] for s in steps[1:]], "entity_steps": ["s1"], "fact_k": 1}
 
@@ -163,49 +215,179 @@ class Synthesizer:
         return {"steps": steps, "fact_steps": ["s2"], "entity_steps": ["s1"], "extra_facts": extra, "fact_k": 1,
                 "reduce": (field, "argmax" in pick)}
 
+    def _subject_params(self, tool: str, optional: bool = False) -> list[tuple[str, str]]:
+        """(param, kind) of the inputs of `tool` that name what a request is about (a place, a
+        date, a station): the ones every call fills, and with `optional` the optional filters too."""
+        names = list(self.sampler.fill_params(tool))
+        if optional:
+            names += [p.name for p in self.catalog.get(tool).op.model_params
+                      if p.name not in names and not is_control(p) and p.example is not None]
+        out = []
+        for name in names:
+            kind = self.sampler.param_kind.get((tool, name))
+            if kind in SUBJECT_KINDS:
+                out.append((name, kind))
+        return out
+
     def parallel(self, rng) -> dict | None:
-        if len(self.roots) < 2:
+        """Independent calls about one subject: tools that each take the same place or date,
+        called with that one value (\"서울의 대기오염, 축제, 약국\")."""
+        by_kind: dict[str, list[tuple[str, str]]] = {}
+        for t in self.roots:
+            for name, kind in self._subject_params(t, optional=True):
+                by_kind.setdefault(SUBJECT_FAMILY.get(kind, kind), []).append((t, name))
+        fams = sorted(k for k, v in by_kind.items() if len({t for t, _ in v}) >= 2)
+        if not fams:
             return None
-        k = min(len(self.roots), rng.choice([2, 3, 3]))
-        tools = rng.sample(self.roots, k)
-        steps = [{"id": f"s{i}", "tool": t, "args": self.sampler.sample_args(t, "any", rng), "group": 0}
-                 for i, t in enumerate(tools, start=1)]
-        if any(s["args"] is None for s in steps):
+        fam = rng.choice(fams)
+        tools: dict[str, str] = {}
+        for t, name in by_kind[fam]:
+            tools.setdefault(t, name)
+        k = min(len(tools), rng.choice([2, 3, 3]))
+        picked = rng.sample(sorted(tools), k)
+        first = picked[0]
+        value = self.sampler.value(first, tools[first], "any", rng)
+        if value is None:
             return None
-        return {"steps": steps, "fact_steps": [s["id"] for s in steps], "entity_steps": [s["id"] for s in steps], "fact_k": 1}
+        steps = []
+        for i, t in enumerate(picked, start=1):
+            v = same_subject(value, self.sampler.param_kind.get((first, tools[first])),
+                             self.sampler.param_kind.get((t, tools[t])))
+            p = self.catalog.get(t).op.param(tools[t])
+            # the value must be one this input is known to take (an address is no 시도 name)
+            known = {str(x) for x in self.sampler.pool(t, tools[t], "any")}
+            if v is None or p is None or not value_fits(p, v) or str(v) not in known:
+                return None
+            args = self.sampler.sample_args(t, "any", rng, fixed={tools[t]: v})
+            if args is None:
+                return None
+            steps.append({"id": f"s{i}", "tool": t, "args": args, "group": 0})
+        return {"steps": steps, "fact_steps": [s["id"] for s in steps], "entity_steps": [s["id"] for s in steps],
+                "fact_k": 1, "subject": tools[first]}
 
     def comparison(self, rng) -> dict | None:
+        """The same measure for two places or dates: A is called twice with one subject input
+        changed (the rest of the call the same), B follows each side with the same other inputs."""
+        direct = [t for t in self.roots if self._numeric_fields(t) and self._subject_params(t)]
+        if direct and rng.random() < DIRECT_COMPARE_SHARE:
+            return self._direct_comparison(rng, rng.choice(direct))
         if not self.roots_out:
             return None
         a = rng.choice(self.roots_out)
         b = rng.choice(successors(self.vg, a))
-        a1 = self.sampler.sample_args(a, "any", rng)
-        a2 = self.sampler.sample_args(a, "any", rng)
-        if a1 is None or a2 is None or a1 == a2:
+        a1, axis, a2 = self._two_sides(a, rng)
+        if a1 is None:
             return None
         steps = [{"id": "s1", "tool": a, "args": a1, "group": 0}, {"id": "s2", "tool": a, "args": a2, "group": 0}]
-        for sid, src in (("s3", "s1"), ("s4", "s2")):
-            st = self._chain_step(sid, b, src, a, rng, group=1, prev_args=steps[int(src[1:]) - 1]["args"])
-            if st is None:
-                return None
-            steps.append(st)
-        return {"steps": steps, "fact_steps": ["s3", "s4"], "entity_steps": ["s1", "s2"], "compare": True, "fact_k": 1}
+        s3 = self._chain_step("s3", b, "s1", a, rng, group=1, prev_args=a1)
+        if s3 is None:
+            return None
+        refs = {k: v for k, v in s3["args"].items() if k not in self._literals(s3)}
+        s4 = {"id": "s4", "tool": b, "group": 1,
+              "args": {**self._literals(s3), **{k: _swap_step(v, "s1", "s2") for k, v in refs.items()}}}
+        if a1.get(axis) is not None and axis in s4["args"] and s4["args"][axis] == a1[axis]:
+            s4["args"][axis] = a2[axis]  # B inherited the subject from A: each side keeps its own
+        steps += [s3, s4]
+        return {"steps": steps, "fact_steps": ["s3", "s4"], "entity_steps": ["s1", "s2"], "compare": ("s3", "s4"),
+                "fact_k": 1, "axis": axis}
+
+    def _direct_comparison(self, rng, a: str) -> dict | None:
+        """A measure of one tool for two subjects (\"종로구와 중구 중 미세먼지가 더 높은 곳\"): two calls."""
+        a1, axis, a2 = self._two_sides(a, rng)
+        if a1 is None:
+            return None
+        steps = [{"id": "s1", "tool": a, "args": a1, "group": 0}, {"id": "s2", "tool": a, "args": a2, "group": 0}]
+        return {"steps": steps, "fact_steps": ["s1", "s2"], "entity_steps": ["s1", "s2"], "compare": ("s1", "s2"),
+                "fact_k": 1, "axis": axis}
+
+    def _two_sides(self, a: str, rng) -> tuple[dict | None, str | None, dict | None]:
+        """A's arguments for two sides that differ in one subject input only."""
+        a1 = self.sampler.sample_args(a, "any", rng)
+        if a1 is None:
+            return None, None, None
+        axes = [n for n, _k in self._subject_params(a) if n in a1]
+        if not axes:
+            return None, None, None
+        axis = rng.choice(axes)
+        # another value of the subject input, preferably one that answered with the rest of the
+        # call unchanged (a remembered working input), so both sides have data
+        rest = {k: str(v) for k, v in a1.items() if k != axis}
+        worked = sorted({str(c[axis]) for c in self.sampler.contexts.get(a, ())
+                         if axis in c and str(c[axis]) != str(a1[axis])
+                         and all(str(c.get(k)) == v for k, v in rest.items())})
+        others = worked or [v for v in self.sampler.pool(a, axis, "any") if str(v) != str(a1[axis])]
+        if not others:
+            return None, None, None
+        return a1, axis, {**a1, axis: rng.choice(others)}
 
     def conditional(self, rng) -> dict | None:
-        cands = [n for n in self.roots_out if len(successors(self.vg, n)) >= 2]
+        """A decision on a measured value of A (\"미세먼지 농도가 80 이상이면 ... 아니면 ...\"); both
+        branches are fed by the same field of A's answer, so they are about the same subject, and
+        they share every other input."""
+        cands = []
+        for a in self.roots_out:
+            if not self._condition_fields(a):
+                continue
+            succ = successors(self.vg, a)
+            for b1 in succ:
+                for b2 in succ:
+                    if b1 < b2 and self._same_subject_branches(a, b1, b2):
+                        cands.append((a, b1, b2))
         if not cands:
             return None
-        a = rng.choice(cands)
-        b1, b2 = rng.sample(successors(self.vg, a), 2)
+        a, b1, b2 = rng.choice(cands)
+        if rng.random() < 0.5:
+            b1, b2 = b2, b1
         steps = [{"id": "s1", "tool": a, "args": self.sampler.sample_args(a, "any", rng), "group": 0}]
-        nums = self._numeric_fields(a)
-        cond_ref = f"$s1.items[0].{rng.choice(nums)}" if nums and rng.random() < 0.7 else "$s1.total_count"
+        if steps[0]["args"] is None:
+            return None
+        cond_ref = f"$s1.items[0].{rng.choice(self._condition_fields(a))}"
+        shared: dict = {}
         for sid, b in (("s2", b1), ("s3", b2)):
-            st = self._chain_step(sid, b, "s1", a, rng, group=1, prev_args=steps[0]["args"])
+            st = self._chain_step(sid, b, "s1", a, rng, group=1, prev_args=steps[0]["args"], shared=shared)
             if st is None:
                 return None
+            shared.update({k: v for k, v in self._literals(st).items() if k not in shared})
             steps.append(st)
-        return {"steps": steps, "fact_steps": ["s2", "s3"], "entity_steps": ["s1"], "cond_ref": cond_ref, "fact_k": 1}
+        branch_fields = {}
+        for st in steps[1:]:
+            f = self._branch_field(st["tool"], rng)
+            if f is None:
+                return None
+            branch_fields[st["id"]] = f
+        return {"steps": steps, "fact_steps": ["s2", "s3"], "entity_steps": ["s1"], "cond_ref": cond_ref, "fact_k": 1,
+                "branch_fields": branch_fields}
+
+    def _compare_field(self, tool: str, r3: dict, r4: dict, rng) -> str | None:
+        """A field both sides answer, with a Korean name: a measurement when there is one."""
+        both = [f for f in answer_fields(self.vg, tool, r3, k=99) if r4.get(f) not in (None, "", "-")
+                and not isinstance(r4.get(f), (dict, list)) and field_label(self.catalog, tool, f)]
+        kinds = self.vg.nodes[tool].get("field_kinds", {})
+        nums = [f for f in both if kinds.get(f) == "measure" and _num(r3[f]) is not None and _num(r4[f]) is not None]
+        pool = sorted(nums or both)
+        return rng.choice(pool) if pool else None
+
+    def _condition_fields(self, tool: str) -> list[str]:
+        """Measured fields of A a person decides on: a number with a Korean name."""
+        return [f for f in self._numeric_fields(tool) if field_label(self.catalog, tool, f)]
+
+    def _same_subject_branches(self, a: str, b1: str, b2: str) -> bool:
+        """Both branches read the same field of A's answer (the same place, date or entity) and
+        answer the same kind of need (one domain), so the decision picks between alternatives."""
+        f1 = {bd.from_field for bd in best_bindings(self.vg, a, b1)}
+        f2 = {bd.from_field for bd in best_bindings(self.vg, a, b2)}
+        if not f1 & f2:
+            return False
+        return self.catalog.get(b1).op.domain == self.catalog.get(b2).op.domain
+
+    def _branch_field(self, tool: str, rng) -> str | None:
+        """The field a branch is asked for, chosen before execution (either branch may run):
+        a field its answers carry that has a Korean name, measurements and names first."""
+        kinds = self.vg.nodes[tool].get("field_kinds", {})
+        named = sorted(f for f in kinds if field_label(self.catalog, tool, f) and f != "total_count")
+        pref = [f for f in named if kinds[f] in ("measure", "grade", "name", "station_name", "date", "address")]
+        pool = pref or named
+        return rng.choice(pool) if pool else None
 
     # -- execution -----------------------------------------------------------------------------
     def offered_tools(self, gold: list[str], rng) -> list[str]:
@@ -238,7 +420,9 @@ class Synthesizer:
             val = len(recs) if field == "total_count" else _num(recs[0].get(field))
             if val is None:
                 return None
-            th = round(val + (rng.choice([-1, 1]) * max(1, abs(val) * 0.2)))
+            th = nice_threshold(val + rng.choice([-1, 1]) * abs(val) * 0.2)
+            if th == val:
+                return None
             steps[1]["condition"] = {"ref": plan["cond_ref"], "op": ">=", "value": th}
             steps[2]["condition"] = {"ref": plan["cond_ref"], "op": "<", "value": th}
         domain = self.catalog.get(steps[-1]["tool"]).op.domain
@@ -267,20 +451,29 @@ class Synthesizer:
                     return None  # a filter over one page of a longer list may miss the answer
                 facts += self._fields_facts(sid, sr.tool, sr.picked, rng, k=plan.get("fact_k", 2), selector="picked")
                 continue
+            if plan.get("branch_fields"):
+                f = plan["branch_fields"][sid]
+                if sr.records[0].get(f) in (None, "", "-"):
+                    return None  # the branch that ran must answer what the request asked of it
+                facts.append({"description": f"{sr.tool}.{f}", "value": f"${sid}.items[0].{f}", "field": f, "tool": sr.tool})
+                continue
+            if plan.get("compare"):
+                continue  # one field, the same on both sides (below)
             facts += self._fields_facts(sid, sr.tool, sr.records[0], rng, k=plan.get("fact_k", 2))
         facts += plan.get("extra_facts", [])
-        if plan.get("compare") and len(facts) >= 2:
-            f3, f4 = facts[0], facts[1]
-            if f3["field"] == f4["field"] and _num(by_id["s3"].records[0].get(f3["field"])) is not None \
-                    and _num(by_id["s4"].records[0].get(f4["field"])) is not None:
-                facts.append({"description": f"difference of {f3['field']}", "field": f3["field"], "tool": f3["tool"],
-                              "value": {"compute": "diff", "a": f3["value"], "b": f4["value"]}})
-            else:
-                # compare the same field on both sides
-                f = f3["field"]
-                if by_id["s4"].records[0].get(f) in (None, "", "-"):
-                    return None
-                facts[1] = {"description": f"{f3['tool']}.{f}", "value": f"$s4.items[0].{f}", "field": f, "tool": f3["tool"]}
+        if plan.get("compare"):
+            left, right = plan["compare"]
+            r3, r4 = by_id[left], by_id[right]
+            if r3.skipped or r4.skipped or not r3.records or not r4.records or r3.args == r4.args:
+                return None  # both sides must be asked with their own subject
+            f = self._compare_field(r3.tool, r3.records[0], r4.records[0], rng)
+            if f is None:
+                return None
+            facts = [{"description": f"{r3.tool}.{f}", "value": f"${left}.items[0].{f}", "field": f, "tool": r3.tool},
+                     {"description": f"{r3.tool}.{f}", "value": f"${right}.items[0].{f}", "field": f, "tool": r3.tool}]
+            if _num(r3.records[0].get(f)) is not None and _num(r4.records[0].get(f)) is not None:
+                facts.append({"description": f"difference of {f}", "field": f, "tool": r3.tool,
+                              "value": {"compute": "diff", "a": facts[0]["value"], "b": facts[1]["value"]}})
         if "cond_ref" in plan:
             facts.append({"description": "branch condition value", "value": plan["cond_ref"], "field": plan["cond_ref"].rsplit(".", 1)[1], "tool": steps[0]["tool"]})
             facts.append({"description": "branch taken (s2 ran)", "value": {"compute": "ran", "step": "s2"}, "kind": "bool", "field": "branch", "tool": ""})
@@ -308,4 +501,4 @@ class Synthesizer:
             return None
         n_calls = len(run.executed)
         return {"task": draft, "run": run, "facts": [{**fx, "resolved": r.value} for fx, r in zip(facts, resolved)],
-                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select")}, "n_calls": n_calls}
+                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select", "branch_fields", "axis", "subject")}, "n_calls": n_calls}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .export import Decontaminator, program_key, rl_task, sft_messages
+from .plausible import rejection
 from .queries import make_query, paraphrase_llm
 from .shapes import SHAPES, Synthesizer
 
@@ -34,12 +35,14 @@ def _read_jsonl(path: Path) -> list[dict]:
     return out
 
 
-async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 200,
+async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, seed: int = 0, chunk: int = 50,
                      decon: Decontaminator | None = None, paraphrase: dict | None = None,
                      shapes: list[str] | None = None, max_attempts_factor: int = 6,
-                     progress: Callable[[int, int], None] | None = None, stop_after: int | None = None) -> dict[str, Any]:
+                     progress: Callable[[int, int], None] | None = None, stop_after: int | None = None,
+                     plausible: Callable[..., str | None] | None = rejection) -> dict[str, Any]:
     """Synthesize up to `n_per_shape` trajectories per shape into out_dir/traj-*.jsonl (`pipeline`: an
-    EdgePipeline after `prepare`, for its catalog, sampler and executor)."""
+    EdgePipeline after `prepare`, for its catalog, sampler and executor). `plausible` names why no
+    person would make a request (edge_synth.plausible.rejection; None keeps every executable one)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shapes = shapes or SHAPES
@@ -96,12 +99,15 @@ async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, 
                             q = paraphrase_llm(q, **paraphrase)
                         traj["query"], traj["register"] = q, reg
                         pk = program_key(traj["task"]["program"])
-                        if pk in seen_programs:
+                        why = plausible(traj, pipeline.catalog, pipeline.sampler.param_kind) if plausible else None
+                        if why is not None:
+                            reason = f"implausible_{why}"
+                        elif pk in seen_programs:
                             reason = "duplicates"
                         elif decon.check(traj["task"]["program"], q) is not None:
                             reason = "decontaminated"
                     if reason:
-                        audit[reason] += 1
+                        audit[reason] = audit.get(reason, 0) + 1
                         rej_f.write(json.dumps({"id": tid, "reason": reason}) + "\n")
                         continue
                     seen_programs.add(pk)

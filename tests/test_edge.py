@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 
 import pytest
 
@@ -57,6 +58,9 @@ def fake():
     for i, st in enumerate(("종로구", "중구")):  # each station has its own readings
         c.add(RT, {"stationName": st}, [{**recs_rt[0], "pm10Value": str(31 + 9 * i)}])
     c.add(CTP, {}, recs_ctp)
+    # another province has its own stations (a comparison of two provinces reads different ones)
+    c.add(CTP, {"sidoName": "부산"}, [{**recs_ctp[0], "stationName": "광복동", "sidoName": "부산", "pm10Value": "45"}])
+    c.add(RT, {"stationName": "광복동"}, [{**recs_rt[0], "pm10Value": "45"}])
     c.add(LST, {}, recs_lst)
     return c
 
@@ -159,7 +163,7 @@ def test_walks_produce_every_shape_and_rl_rows_validate(synth_env):
     syn = Synthesizer(vg, e.catalog, e.sampler, e.executor, seed=0)
     got = {}
     for shape in SHAPES:
-        for i in range(40):
+        for i in range(200):  # a comparison needs two provinces with their own stations (2 of 18)
             t = asyncio.run(syn.build(shape, f"t-{shape}-{i}"))
             if t is not None:
                 got[shape] = t
@@ -202,16 +206,18 @@ def test_resume_and_dataset_roundtrip(synth_env, tmp_path):
 
     vg, e = synth_env
     out = tmp_path / "traj"
+    # every executable trajectory (plausible=None): the five-tool fixture has too few plausible
+    # ones to fill both dataset splits; the plausibility checks have their own tests
     with pytest.raises(KeyboardInterrupt):
-        asyncio.run(synthesize(vg, e, out, n_per_shape=4, chunk=3, decon=Decontaminator([]), stop_after=7))
+        asyncio.run(synthesize(vg, e, out, n_per_shape=4, chunk=3, decon=Decontaminator([]), stop_after=7, plausible=None))
     partial = load_trajectories(out)
-    asyncio.run(synthesize(vg, e, out, n_per_shape=4, chunk=3, decon=Decontaminator([])))
+    asyncio.run(synthesize(vg, e, out, n_per_shape=4, chunk=3, decon=Decontaminator([]), plausible=None))
     full = load_trajectories(out)
     ids = [r["id"] for r in full]
     assert len(ids) == len(set(ids)) and len(full) >= len(partial)
     assert {r["id"] for r in partial} <= set(ids)
     fresh = tmp_path / "fresh"
-    asyncio.run(synthesize(vg, e, fresh, n_per_shape=4, chunk=3, decon=Decontaminator([])))
+    asyncio.run(synthesize(vg, e, fresh, n_per_shape=4, chunk=3, decon=Decontaminator([]), plausible=None))
     assert [r["id"] for r in load_trajectories(fresh)] == ids
 
     m1 = build_dataset(full, graph_rows(vg), tmp_path / "ds1", seed=0)
@@ -227,6 +233,26 @@ def test_resume_and_dataset_roundtrip(synth_env, tmp_path):
     Task.model_validate(json.loads(ds["train"][0]["task"]))
     g = datasets.load_dataset(str(tmp_path / "ds1"), "graph", split="train", cache_dir=str(tmp_path / "hfc"))
     assert len(g) == vg.number_of_edges()
+
+
+def test_synthesis_keeps_only_plausible_requests_and_resumes(synth_env, tmp_path):
+    from edge_synth.export import Decontaminator
+    from edge_synth.synth import load_trajectories, synthesize
+
+    vg, e = synth_env
+    out = tmp_path / "plausible"
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(synthesize(vg, e, out, n_per_shape=3, chunk=2, decon=Decontaminator([]), stop_after=3))
+    a = asyncio.run(synthesize(vg, e, out, n_per_shape=3, chunk=2, decon=Decontaminator([])))
+    rows = load_trajectories(out)
+    assert rows and len({r["id"] for r in rows}) == len(rows)
+    assert any(k.startswith("implausible_") for k in a), a  # the fixture's TM-coordinate subjects, at least
+    rejected = [json.loads(x) for x in (out / "rejected.jsonl").read_text().splitlines()]
+    assert any(r["reason"] == "implausible_opaque_subject" for r in rejected)
+    assert not [r["query"] for r in rows if re.search(r"TM [XY]좌표|경도|위도", r["query"])]
+    fresh = tmp_path / "fresh"
+    asyncio.run(synthesize(vg, e, fresh, n_per_shape=3, chunk=2, decon=Decontaminator([])))
+    assert [r["id"] for r in load_trajectories(fresh)] == [r["id"] for r in rows]  # deterministic
 
 
 def test_llm_paraphraser_against_local_fake_server():
@@ -273,7 +299,7 @@ def test_sft_config_trains_with_trl_as_loaded(synth_env, tmp_path, monkeypatch):
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     vg, e = synth_env
-    asyncio.run(synthesize(vg, e, tmp_path / "traj", n_per_shape=2, chunk=3, decon=Decontaminator([])))
+    asyncio.run(synthesize(vg, e, tmp_path / "traj", n_per_shape=2, chunk=3, decon=Decontaminator([]), plausible=None))  # the small fixture: not the plausibility filter under test
     trajectories = load_trajectories(tmp_path / "traj")
     folder = tmp_path / "edge-trajectories"
     build_dataset(trajectories, graph_rows(vg), folder, seed=0)

@@ -166,7 +166,9 @@ def test_bare_values_say_what_they_are(cat):
     city = [{"id": "s1", "tool": "tago_getRouteNoList", "args": {"cityCode": 26, "routeNo": "5"}, "group": 0},
             {"id": "s2", "tool": "tago_getRouteAcctoThrghSttnList", "args": {"cityCode": 26, "routeId": "$s1.items[0].routeid"}, "group": 1}]
     t2 = {"task": {"shape": "sequential", "program": city}, "facts": [], "plan": {}, "entity_steps": ["s1"]}
-    assert all("도시코드 26" in make_query(t2, cat, random.Random(i))[0] for i in range(20))
+    # a region code is said as the place it names (TAGO city code 26 is 울산), never as a bare code
+    qs2 = [make_query(t2, cat, random.Random(i))[0] for i in range(20)]
+    assert all("울산" in q and "26" not in q for q in qs2), qs2[:3]
 
 
 def test_same_seed_same_query_and_seeds_vary(cat):
@@ -179,3 +181,226 @@ def test_same_seed_same_query_and_seeds_vary(cat):
         outs[shape] = {x[0] for x in a}
         assert len({x[2] for x in a}) >= 2, f"{shape}: one template only"
     assert all(len(v) >= 5 for v in outs.values()), {k: len(v) for k, v in outs.items()}
+
+
+# -- multi-branch shapes about one subject (plans over a small hand-made verified graph) -------------
+
+CTP, RT, LST = "airkorea_getCtprvnRltmMesureDnsty", "airkorea_getMsrstnAcctoRltmMesureDnsty", "airkorea_getMsrstnList"
+VF, NC, FEST = "kma_getVilageFcst", "kma_getUltraSrtNcst", "tourapi_searchFestival2"
+
+
+def _bind(frm, to, kind="station_name"):
+    return {"from_field": frm, "to_param": to, "transform": "identity", "transform_args": {}, "from_kind": kind,
+            "to_kind": kind, "prior": 0.9, "record_ref": False, "posterior": 0.9}
+
+
+@pytest.fixture(scope="module")
+def synth(cat):
+    import networkx as nx
+
+    from edge_synth.seeds import SeedSampler
+    from edge_synth.shapes import Synthesizer
+
+    vg = nx.DiGraph()
+    measures = {"pm10Value": "measure", "pm25Value": "measure", "stationName": "station_name", "dataTime": "datetime"}
+    vg.add_node(CTP, field_kinds=measures)
+    vg.add_node(RT, field_kinds={"pm10Value": "measure", "o3Value": "measure", "dataTime": "datetime"})
+    vg.add_node(LST, field_kinds={"addr": "address", "stationName": "station_name", "dmX": "lat", "dmY": "lon"})
+    for t in (VF, NC, FEST):
+        vg.add_node(t, field_kinds={})
+    vg.add_edge(CTP, RT, bindings=[_bind("stationName", "stationName")], posterior=0.9)
+    vg.add_edge(CTP, LST, bindings=[_bind("stationName", "stationName")], posterior=0.9)
+    # a branch in another domain fed by another field: never a partner of the air-quality branches
+    vg.add_edge(CTP, FEST, bindings=[_bind("dataTime", "eventStartDate", "date")], posterior=0.9)
+    sampler = SeedSampler(cat, seed=0)
+    return Synthesizer(vg, cat, sampler, executor=None, seed=0)
+
+
+def _refs(args: dict) -> set[str]:
+    return {v for v in args.values() if isinstance(v, str) and v.startswith("$")}
+
+
+def _literals(args: dict) -> dict:
+    return {k: v for k, v in args.items() if not (isinstance(v, str) and v.startswith("$")) and not isinstance(v, dict)}
+
+
+def test_comparison_sides_differ_in_one_subject_input_and_share_the_rest(synth):
+    from edge_synth.shapes import SUBJECT_KINDS
+
+    plans = [p for p in (synth.comparison(random.Random(f"c{i}")) for i in range(60)) if p]
+    assert len(plans) >= 20
+    assert {len(p["steps"]) for p in plans} == {2, 4}  # one tool's measure, or a second tool's after each side
+    for plan in plans:
+        s1, s2 = plan["steps"][:2]
+        assert s1["tool"] == s2["tool"]
+        changed = [k for k in s1["args"] if s1["args"][k] != s2["args"].get(k)]
+        assert changed == [plan["axis"]], (s1["args"], s2["args"])
+        assert synth.sampler.param_kind[(s1["tool"], plan["axis"])] in SUBJECT_KINDS
+        if len(plan["steps"]) == 4:
+            s3, s4 = plan["steps"][2:]
+            assert s3["tool"] == s4["tool"] and plan["compare"] == ("s3", "s4")
+            # B is asked the same thing on both sides: same literal inputs, each side's own reference
+            assert _literals(s3["args"]) == _literals(s4["args"])
+            assert all(r.startswith("$s1.") for r in _refs(s3["args"]))
+            assert all(r.startswith("$s2.") for r in _refs(s4["args"]))
+        else:
+            assert plan["compare"] == ("s1", "s2") and synth._numeric_fields(s1["tool"])
+
+
+def test_conditional_branches_read_the_same_field_of_the_same_answer(synth, cat):
+    plans = [p for p in (synth.conditional(random.Random(f"k{i}")) for i in range(60)) if p]
+    assert len(plans) >= 20
+    for plan in plans:
+        s1, s2, s3 = plan["steps"]
+        assert {s2["tool"], s3["tool"]} == {RT, LST}, "the festival branch shares no subject with the others"
+        assert _refs(s2["args"]) & _refs(s3["args"]), (s2["args"], s3["args"])  # the same station of A
+        shared = set(_literals(s2["args"])) & set(_literals(s3["args"]))
+        assert all(s2["args"][k] == s3["args"][k] for k in shared)
+        # the decision is on a measured value with a name, never on how many results a list has
+        field = plan["cond_ref"].rsplit(".", 1)[1]
+        assert field != "total_count" and field_label(cat, s1["tool"], field)
+        assert set(plan["branch_fields"]) == {"s2", "s3"}
+
+
+def test_parallel_calls_share_one_subject(synth):
+    vg = synth.vg
+    for t in (VF, NC, FEST):
+        vg.remove_node(t)  # roots: the air-quality tools only
+    for t in (VF, NC, FEST):
+        vg.add_node(t, field_kinds={})
+    synth.roots = sorted(n for n in vg.nodes if n in synth.catalog and synth.sampler.is_root(n))
+    plans = [p for p in (synth.parallel(random.Random(f"p{i}")) for i in range(80)) if p]
+    assert len(plans) >= 10
+    for plan in plans:
+        values = set()
+        for st in plan["steps"]:
+            subj = [(n, k) for n, k in synth._subject_params(st["tool"], optional=True) if n in st["args"]]
+            assert subj, st
+            values.add(next(str(st["args"][n]) for n, _k in subj))
+        # one subject, possibly in two forms of one name (서울 / 서울특별시)
+        assert len({v[:2] for v in values}) == 1, [s["args"] for s in plan["steps"]]
+
+
+def test_rejected_templates_are_never_produced(cat):
+    from edge_synth.queries import REJECTED_TEMPLATES
+
+    for shape in SHAPES:
+        for i in range(80):
+            t = random_traj(cat, shape, random.Random(f"r{shape}{i}"))
+            q, _reg, tid = render_query(t, cat, random.Random(i))
+            assert tid not in REJECTED_TEMPLATES, (tid, q)
+            assert not re.search(r"\d+건 이상", q), q  # a decision on a result count
+
+
+def test_conditional_asks_for_what_each_branch_answers(cat):
+    t = random_traj(cat, "conditional", random.Random("named"))
+    prog = t["task"]["program"]
+    prog[1]["tool"], prog[2]["tool"] = RT, LST
+    t["plan"] = {"branch_fields": {"s2": "pm10Value", "s3": "addr"}}
+    for i in range(20):
+        q, _reg, _tid = render_query(t, cat, random.Random(i))
+        assert "미세먼지 농도" in q and "주소" in q and "아황산가스 농도" in q and "3 이상" in q, q
+
+
+def test_final_answer_addresses_a_comparison_and_a_conditional(cat):
+    from edge_synth.answers import answer_text
+
+    t = _comparison(cat, "so2Value", "0.003", "0.005", True)
+    t["facts"][2]["resolved"] = -0.002
+    a = answer_text(t, cat, "jondae")
+    assert "서울" in a and "부산" in a and "0.003" in a and "0.005" in a and "0.002만큼 더 높습니다" in a, a
+    c = random_traj(cat, "conditional", random.Random("ans"))
+    c["facts"] = [{**c["facts"][0], "value": "$s2.items[0].pm10Value", "field": "pm10Value", "tool": RT, "resolved": "41"},
+                  {**c["facts"][1], "resolved": "5"}, c["facts"][2]]
+    c["task"]["program"][1]["tool"] = RT
+    a = answer_text(c, cat, "banmal")
+    assert "기준 3 이상이라서" in a and "미세먼지 농도: 41" in a, a
+
+
+# -- requests no person would make are rejected (edge_synth/plausible.py) ----------------------------
+
+class _Step:
+    def __init__(self, records, skipped=False):
+        self.records, self.skipped = records, skipped
+
+
+class _Run:
+    def __init__(self, by_id):
+        self.by_id = by_id
+
+
+def _traj(cat, shape, prog, records, facts, plan=None, entity_steps=("s1",)):
+    return {"task": {"shape": shape, "program": prog}, "run": _Run({k: _Step(v) for k, v in records.items()}),
+            "facts": facts, "plan": plan or {}, "entity_steps": list(entity_steps)}
+
+
+@pytest.fixture(scope="module")
+def kinds(cat):
+    from edge_synth.seeds import SeedSampler
+
+    return SeedSampler(cat, seed=0).param_kind
+
+
+HOURLY = [{"stationName": "종로구", "dataTime": "2026-11-30 09:00", "pm10Value": "31", "o3Value": "0.02"},
+          {"stationName": "종로구", "dataTime": "2026-11-30 08:00", "pm10Value": "28", "o3Value": "0.02"}]
+
+
+def test_a_named_station_with_its_current_readings_is_plausible(cat, kinds):
+    from edge_synth.plausible import rejection
+
+    prog = [{"id": "s1", "tool": RT, "args": {"stationName": "종로구", "dataTerm": "DAILY"}, "group": 0}]
+    t = _traj(cat, "parallel", prog, {"s1": HOURLY}, [{**_fact(1, "s1", RT, "pm10Value", "31")}], entity_steps=["s1"])
+    assert rejection(t, cat, kinds) is None  # hourly readings, newest first: "the" current value
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("coordinates", "opaque_subject"), ("code", "opaque_subject"), ("nothing", "no_subject"),
+    ("three_steps", "hidden_steps"), ("domains", "unrelated_domains"), ("list", "arbitrary_record"),
+    ("echo", "echo"), ("bookkeeping", "meta_field")])
+def test_requests_no_person_makes_are_rejected(cat, kinds, case, reason):
+    from edge_synth.plausible import rejection
+
+    prog = [{"id": "s1", "tool": RT, "args": {"stationName": "종로구", "dataTerm": "DAILY"}, "group": 0},
+            {"id": "s2", "tool": LST, "args": {"stationName": "$s1.items[0].stationName"}, "group": 1}]
+    records = {"s1": HOURLY[:1], "s2": [{"stationName": "종로구", "addr": "서울 종로구 종로35가길 19", "mangName": "도시대기"}]}
+    facts = [_fact(1, "s2", LST, "addr", "서울 종로구 종로35가길 19")]
+    shape = "sequential"
+    if case == "coordinates":
+        prog[0] = {"id": "s1", "tool": "airkorea_getNearbyMsrstnList", "args": {"tmX": "200420.3", "tmY": "453527.7"},
+                   "group": 0}
+    elif case == "code":
+        prog[0] = {"id": "s1", "tool": "tago_getSttnAcctoArvlPrearngeInfoList",
+                   "args": {"cityCode": "25", "nodeId": "DJB8001793"}, "group": 0}
+    elif case == "nothing":
+        prog[0] = {"id": "s1", "tool": LST, "args": {}, "group": 0}
+    elif case == "three_steps":
+        prog.append({"id": "s3", "tool": RT, "args": {"stationName": "$s2.items[0].stationName"}, "group": 2})
+        records["s3"] = HOURLY[:1]
+    elif case == "domains":
+        prog[1] = {"id": "s2", "tool": "tourapi_areaBasedList2", "args": {"areaCode": "1"}, "group": 1}
+        facts = [_fact(1, "s2", "tourapi_areaBasedList2", "title", "경복궁")]
+    elif case == "list":
+        records["s1"] = [{**HOURLY[0], "stationName": n} for n in ("종로구", "중구")]  # one hour, many stations
+    elif case == "echo":
+        facts = [_fact(1, "s2", LST, "stationName", "종로구")]
+    elif case == "bookkeeping":
+        facts = [_fact(1, "s2", LST, "stationCode", "111123")]
+    t = _traj(cat, shape, prog, records, facts)
+    assert rejection(t, cat, kinds) == reason
+
+
+def test_rubric_verdicts_are_complete_and_the_card_states_their_share():
+    from edge_synth.query_rubric import CRITERIA, card_section, load_verdicts, sample, summary
+
+    rows = load_verdicts()
+    assert rows, "edge_synth/eval/query_rubric.jsonl is missing"
+    for r in rows:
+        assert all(isinstance(r[k], bool) for k in CRITERIA) and r["pass"] == all(r[k] for k in CRITERIA), r
+        assert r["reason"].strip() and r["query"].strip() and r["id"].startswith(f"edge-{r['shape']}-"), r
+    by_round = summary(rows)
+    for rnd, s in by_round.items():
+        ids = [r["id"] for r in rows if r["round"] == rnd]
+        assert len(ids) == len(set(ids)) == s["judged"] == 100
+        assert f"| {rnd} | {s['run']} | 100 | {s['passed']} | {s['pass_share']:.0%} |" in card_section()
+    fake = [{"id": f"edge-x-{i:04d}"} for i in range(300)]
+    assert sample(fake) == sample(list(reversed(fake))) and len(sample(fake)) == 100  # seeded, order-free
