@@ -43,6 +43,20 @@ def test_uniform_spends_the_budget_thompson_spent_and_checkpoints_are_monotone(s
     assert u.executions == budget == summary["uniform_probes"] == summary["link_probes"]
     assert u.coverage_probes == 0 and u.thompson_paths == 0 and u.decision_probes == 0
 
+    import json
+    from pathlib import Path
+    import tempfile
+
+    from kopa_bench.perf.probe_budget import dump_recorder, load_recorder
+
+    with tempfile.TemporaryDirectory() as d:  # the phases hand their checkpoints over as JSON
+        path = Path(d) / "thompson.json"
+        path.write_text(json.dumps(dump_recorder(rec_t, {"link_probes": budget})))
+        snaps, binds, meta = load_recorder(path)
+    assert snaps == rec_t.snapshots and meta == {"link_probes": budget}
+    assert {k: [b.as_dict() for b in v] for k, v in binds.items()} == \
+        {k: [b.as_dict() for b in v] for k, v in rec_t.bindings.items()}
+
     refs = _refs(t.g)
     verdicts = asyncio.run(reprobe_verdicts({**rec_t.bindings, **rec_u.bindings}, u.ex, u.sampler, n=1))
     for rec, v in ((rec_t, t), (rec_u, u)):
