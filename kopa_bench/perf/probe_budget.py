@@ -190,12 +190,14 @@ def plot(res: dict, path: Path) -> None:
     best = max((p["recall"] for p in pr), default=0)
     ax[0].axhline(best, color=colors["prior_only"], ls=":", label="prior-only, all candidates (0 probes)")
     ax[2].plot([p["recall"] for p in pr], [p["precision"] for p in pr], color=colors["prior_only"], label="prior-only top-k")
+    for a in ax[:2]:
+        a.axvline(res["link_probe_budget"], color=colors["thompson"], lw=0.8, ls=":", label="Thompson's budget")
     ax[0].axhline(RECALL_GOAL, color="grey", lw=0.8)
     ax[1].axhline(PRECISION_GOAL, color="grey", lw=0.8)
     ax[2].axvline(RECALL_GOAL, color="grey", lw=0.8)
     ax[2].axhline(PRECISION_GOAL, color="grey", lw=0.8)
     ax[0].set(xlabel="link probes", ylabel="recall (reference links)", title="recall vs probes", ylim=(0, 1))
-    ax[1].set(xlabel="link probes", ylabel="re-probe precision", title="precision vs probes", ylim=(0, 1.02))
+    ax[1].set(xlabel="link probes", ylabel="re-probe precision", title="precision vs probes", ylim=(0.8, 1.0))
     ax[2].set(xlabel="recall (binding links)", ylabel="re-probe precision", title="precision vs recall",
               xlim=(0, 1), ylim=(0, 1.02))
     for a in ax:
