@@ -278,7 +278,8 @@ def print_table(res: dict) -> None:
     for name in ("thompson", "uniform", "prior_only"):
         n, best = res.get(f"edge_{name}_probes_to_goal"), res.get(f"edge_{name}_best_recall_at_precision")
         unit = "top-k edges" if name == "prior_only" else "link probes"
-        vs = f"{n} {unit}" if n is not None else f"not reached (best recall {best})"
+        vs = (f"{n} {unit}" if n is not None else f"not reached (best recall {best})" if best is not None
+              else "not reached (precision < 0.95 throughout)")
         print(f"{'EDGE ' + name + ': recall 0.90 at precision >= 0.95':52s} {vs:>14s}")
     shown = {k for k, *_ in LABELS} | {k for k in res if k.startswith("edge_") and k.endswith(("_to_goal", "_precision"))}
     extra = {k: v for k, v in res.items() if k not in shown and k not in ("goals_met", "machine")}
