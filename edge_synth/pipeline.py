@@ -69,11 +69,14 @@ class EdgePipeline:
 
     async def verify(self, g: nx.DiGraph, cfg: VerifyConfig | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     select_cfg: SelectConfig | None = SelectConfig()) -> tuple[nx.DiGraph, Verifier, dict]:
-        """Bindings by Thompson-sampled probes, then client-side selections (None: skip them)."""
+                     select_cfg: SelectConfig | None = SelectConfig(),
+                     observer: Callable[[Verifier], None] | None = None) -> tuple[nx.DiGraph, Verifier, dict]:
+        """Bindings by Thompson-sampled probes, then client-side selections (None: skip them);
+        `observer` sees the verifier after each batch of probes (edge_synth.probe_budget)."""
         if not self.sampler.link_sources:
             await self.prepare(g)
         v = Verifier(g, self.executor, self.sampler, cfg)
+        v.observer = observer
         t0 = time.perf_counter()
         summary = await v.run(progress)
         vg = v.verified_graph()

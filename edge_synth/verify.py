@@ -79,6 +79,9 @@ class Verifier:
         self.thompson_paths = 0
         self.companion_skipped = 0  # coverage failures not credited: an unconfirmed companion was bound
         self.decision_probes = 0
+        self.uniform_probes = 0
+        # called with the verifier after each batch of probes (the probe-budget recorder); reads only
+        self.observer: Callable[["Verifier"], None] | None = None
 
     async def compute_baseline(self) -> None:
         """Does each tool return data on its own example inputs? (tells 'empty' apart)."""
@@ -238,7 +241,12 @@ class Verifier:
             self._probe_path((self.arms[aid].src, self.arms[aid].dst), theta, force=aid, max_len=1) for aid in aids))
         for events in paths:
             self._record(events, it, coverage=True)
+        self._observe()
         return sum(len(events) for events in paths)
+
+    def _observe(self) -> None:
+        if self.observer is not None:
+            self.observer(self)
 
     async def coverage(self, batch: int = 1000) -> int:
         """Every undecided arm gets `coverage_probes` distinct probes of its own (one per round,
@@ -267,6 +275,11 @@ class Verifier:
             await self.compute_baseline()
         cfg = self.cfg
         budget = cfg.iterations * cfg.paths_per_iter
+        if cfg.allocation == "uniform":
+            await self.uniform(cfg.probe_budget if cfg.probe_budget is not None else budget)
+            if progress:
+                progress(cfg.iterations, cfg.iterations)
+            return self.summary()
         if cfg.coverage_probes > 0:
             budget = max(budget - await self.coverage(), budget // 3)
         iterations = -(-budget // cfg.paths_per_iter) if cfg.paths_per_iter else 0
@@ -292,6 +305,7 @@ class Verifier:
             batches = await asyncio.gather(*(self._probe_path(e, theta) for e in starts))
             for events in batches:
                 self._record(events, it)
+            self._observe()
             if progress:
                 progress(it + 1, iterations)
         if cfg.decide_probes:
@@ -299,6 +313,27 @@ class Verifier:
         if progress:
             progress(cfg.iterations, cfg.iterations)
         return self.summary()
+
+    async def uniform(self, budget: int, batch: int = 1000) -> int:
+        """The baseline allocation: rounds of one direct probe per live arm (not pruned, below
+        `max_probes_per_arm`), in shuffled order and without looking at posteriors, until `budget`
+        link probes are spent or no arm is live. Outcomes update the arms exactly as in the
+        coverage phase, so the acceptance rule is the same."""
+        spent = 0
+        while spent < budget:
+            todo = [aid for aid, arm in self.arms.items() if not arm.pruned and arm.n < self.cfg.max_probes_per_arm]
+            if not todo:
+                break
+            self.rng.shuffle(todo)
+            todo = todo[:budget - spent]
+            theta = sample_theta(self.np_rng, self.arms)  # orders path successors only: direct probes take none
+            before = spent
+            for i in range(0, len(todo), batch):
+                spent += await self._probe_arms(todo[i:i + batch], theta, -1000)
+            if spent == before:
+                break
+        self.uniform_probes = spent
+        return spent
 
     def undecided(self) -> list[str]:
         """Arms with execution evidence (a success) whose posterior sits below `viable` and that
@@ -408,6 +443,7 @@ class Verifier:
                 "verified_edges": vg.number_of_edges(), "pruned_arms": sum(a.pruned for a in self.arms.values()),
                 "link_probes": self.executions, "coverage_probes": self.coverage_probes,
                 "thompson_paths": self.thompson_paths, "decision_probes": self.decision_probes,
+                **({"uniform_probes": self.uniform_probes} if self.cfg.allocation == "uniform" else {}),
                 "duplicate_probes": self.duplicates,
                 "companion_uninformative": self.companion_skipped,
                 "probes_per_arm": self.probes_per_arm(), "outcomes": outcomes}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+ALLOCATIONS = ("thompson", "uniform")
+
 
 @dataclass
 class VerifyConfig:
@@ -29,7 +31,22 @@ class VerifyConfig:
     # every kind for a high-school timetable) needs a few
     record_tries: int = 5
     decide_probes: int = 10  # decision phase: arms with a success but below `viable` get up to this many probes
+    # how probes are allocated: "thompson" (coverage, Thompson paths, decision phase) or "uniform"
+    # (direct probes round-robin over the live arms, no posterior in the choice; the probe-budget baseline)
+    allocation: str = "thompson"
+    probe_budget: int | None = None  # uniform: link probes to spend (None: iterations x paths_per_iter)
+
+    def __post_init__(self) -> None:
+        if self.allocation not in ALLOCATIONS:
+            raise ValueError(f"allocation {self.allocation!r} is not one of {', '.join(ALLOCATIONS)}: pick one of those")
+        if self.probe_budget is not None and self.probe_budget < 0:
+            raise ValueError(f"probe_budget {self.probe_budget} is negative: pass a count >= 0 or None")
 
     def as_dict(self) -> dict:
-        """The settings as written into the verified graph."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """The settings as written into the verified graph (the allocation fields only when not at
+        their defaults, so a default run's graph keeps its bytes)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        if self.allocation == "thompson" and self.probe_budget is None:
+            out.pop("allocation")
+            out.pop("probe_budget")
+        return out

@@ -63,7 +63,11 @@ def verify_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: in
                min_probes: int = typer.Option(3, help="probes every arm gets in the coverage phase before pruning"),
                record_tries: int = typer.Option(5, help="records of A's answer a probe binds before an empty B answer counts"),
                decide_probes: int = typer.Option(10, help="decision phase: probes an arm with a success but below "
-                                                          "the viability threshold gets (0: no decision phase)")) -> None:
+                                                          "the viability threshold gets (0: no decision phase)"),
+               allocation: str = typer.Option("thompson", help="thompson (coverage, Thompson paths, decision phase) or "
+                                                               "uniform (direct probes round-robin over live arms)"),
+               probe_budget: Optional[int] = typer.Option(None, help="uniform: link probes to spend "
+                                                                     "(default: iterations x paths)")) -> None:
     """Candidates + Thompson-sampled probe verification (out/verified.json, verify_summary.json)."""
     from edge_synth.pipeline import run_graph_and_verify
     from edge_synth.verify_config import VerifyConfig
@@ -72,8 +76,12 @@ def verify_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: in
         raise typer.BadParameter(f"--min-probes ({min_probes}) and --record-tries ({record_tries}) must be >= 1, "
                                  f"--decide-probes ({decide_probes}) >= 0")
     out = edge_out(out)
-    cfg = VerifyConfig(iterations=iterations, paths_per_iter=paths, path_len=path_len, seed=seed,
-                       min_probes=min_probes, record_tries=record_tries, decide_probes=decide_probes)
+    try:
+        cfg = VerifyConfig(iterations=iterations, paths_per_iter=paths, path_len=path_len, seed=seed,
+                           min_probes=min_probes, record_tries=record_tries, decide_probes=decide_probes,
+                           allocation=allocation, probe_budget=probe_budget)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     with Progress(console=console) as prog:
         task = prog.add_task("probing", total=iterations)
         summary = run_graph_and_verify(out, cfg, seed, _excl(held_out), progress=lambda i, n: prog.update(task, completed=i))

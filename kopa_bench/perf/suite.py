@@ -10,6 +10,12 @@
   scoring_145x8_s         score_episode over 8 oracle episodes per test task (gold computed once)                 goal <= 1 s
   runner_speedup          N concurrent episodes vs 1 against a fake OpenAI server with fixed latency              goal >= 0.8 N
 
+  edge_*_probes_to_goal   EDGE link probes verification needs to reach recall 0.90 at re-probe precision >= 0.95,
+                          for Thompson, uniform and prior-only allocation (None: not reached; the best recall
+                          reached at that precision is reported beside it). Read from the committed
+                          docs/results/edge_probe_budget.json; `--probe-budget` re-measures it (minutes of
+                          verification: kopa_bench/perf/probe_budget.py)
+
 In-process figures use KopaClient's default sandbox transport, the direct ASGI call (client/inprocess.py).
 """
 
@@ -197,8 +203,25 @@ def runner_speedup(n: int = 8, latency_ms: float = 100.0, episodes: int = 16) ->
             "runner_latency_ms": latency_ms, "runner_success": success}
 
 
+# ---- 7: EDGE's probe budget --------------------------------------------------------------------------------
+def edge_probe_budget(measure: bool = False) -> dict:
+    """The committed measurement (docs/results/edge_probe_budget.json), or a new one with `measure`."""
+    from kopa_bench.perf import probe_budget
+
+    if measure:
+        with tempfile.TemporaryDirectory() as d:
+            res = probe_budget.main(["--out", d])
+        source = "measured now"
+    else:
+        if not probe_budget.RESULT.exists():
+            return {"edge_probe_budget_source": f"{probe_budget.RESULT} missing: run `kopa perf --probe-budget`"}
+        res = json.loads(probe_budget.RESULT.read_text(encoding="utf-8"))
+        source = str(probe_budget.RESULT.relative_to(probe_budget.RESULT.parents[2]))
+    return {**probe_budget.summary_line(res), "edge_probe_budget_source": source}
+
+
 # ---- the suite -------------------------------------------------------------------------------------------------
-def run_suite(quick: bool = False, log=lambda *_: None) -> dict:
+def run_suite(quick: bool = False, log=lambda *_: None, probe_budget: bool = False) -> dict:
     out: dict = {}
     steps = [
         ("sandbox in-process vs raw DuckDB", lambda: sandbox_inprocess(100 if quick else 400)),
@@ -206,6 +229,7 @@ def run_suite(quick: bool = False, log=lambda *_: None) -> dict:
         ("oracle over the test split", oracle_run),
         ("scoring 145 x 8", scoring),
         ("runner speed-up", lambda: runner_speedup(8, 100.0, 16)),
+        ("EDGE probe budget", lambda: edge_probe_budget(probe_budget)),
     ]
     for label, fn in steps:
         log(f"[perf] {label} ...")
@@ -251,7 +275,14 @@ def print_table(res: dict) -> None:
         status = {True: "met", False: "MISSED", None: "n/a"}[met(key, v)]
         vs = "unavailable" if v is None else f"{v:.3f}{unit}" if unit != "/s" else f"{v:.0f}{unit}"
         print(f"{label:52s} {vs:>14s}   goal {op} {goal:g}{unit if unit != '/s' else ''}   {status}")
-    extra = {k: v for k, v in res.items() if k not in dict((k, 1) for k, *_ in LABELS) and k not in ("goals_met", "machine")}
+    for name in ("thompson", "uniform", "prior_only"):
+        n, best = res.get(f"edge_{name}_probes_to_goal"), res.get(f"edge_{name}_best_recall_at_precision")
+        unit = "top-k edges" if name == "prior_only" else "link probes"
+        vs = (f"{n} {unit}" if n is not None else f"not reached (best recall {best})" if best is not None
+              else "not reached (precision < 0.95 throughout)")
+        print(f"{'EDGE ' + name + ': recall 0.90 at precision >= 0.95':52s} {vs:>14s}")
+    shown = {k for k, *_ in LABELS} | {k for k in res if k.startswith("edge_") and k.endswith(("_to_goal", "_precision"))}
+    extra = {k: v for k, v in res.items() if k not in shown and k not in ("goals_met", "machine")}
     print("details: " + json.dumps(extra, ensure_ascii=False, default=str))
 
 
@@ -263,8 +294,9 @@ def main(argv: list[str] | None = None) -> dict | None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--probe-budget", action="store_true", help="re-measure EDGE's probe budget (minutes)")
     a = ap.parse_args(argv)
-    res = run_suite(a.quick, log=(lambda m: print(m, file=sys.stderr)))
+    res = run_suite(a.quick, log=(lambda m: print(m, file=sys.stderr)), probe_budget=a.probe_budget)
     if a.json:
         print(json.dumps(res, ensure_ascii=False, default=str))
     else:
