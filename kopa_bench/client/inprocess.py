@@ -35,8 +35,9 @@ class ASGIAnswer:
     text: str
 
 
-def _query_value(v: Any) -> str:
-    # httpx's primitive_value_to_str: JSON-style booleans, None as empty
+def query_value(v: Any) -> str:
+    """The text a scalar becomes in a query string (httpx's primitive_value_to_str: JSON-style
+    booleans, None as empty)."""
     if v is True:
         return "true"
     if v is False:
@@ -53,9 +54,9 @@ def query_string(params: dict[str, Any] | None) -> str:
     items: list[tuple[str, str]] = []
     for k, v in params.items():
         if isinstance(v, (list, tuple)):
-            items.extend((str(k), _query_value(x)) for x in v)
+            items.extend((str(k), query_value(x)) for x in v)
         else:
-            items.append((str(k), _query_value(v)))
+            items.append((str(k), query_value(v)))
     return urlencode(items)
 
 

@@ -97,6 +97,25 @@ def _use_world_workers(clients: list[Any], concurrency: int, scripted: bool) -> 
     return pool.workers if pool is not None else 0
 
 
+def _check_request(tasks: list[Task], config: RunConfig) -> None:
+    """Refuse settings no run can honour, before anything is written."""
+    if config.seeds < 1 or config.concurrency < 1:
+        raise ValueError(f"seeds={config.seeds} and concurrency={config.concurrency} must both be at least 1")
+    if not tasks:
+        raise ValueError("no tasks to run; check --split / --tasks / --tasks-file / --limit")
+
+
+def _open_run(out: Path, tasks: list[Task], config: RunConfig, world: World | None,
+              catalog: Catalog | None) -> tuple[ClientSpec, RunConfig, dict, list[Task]]:
+    """(the run's client spec, its config with the world hash, run.json as written, all its tasks);
+    call it holding the folder's lock."""
+    spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode=config.cache_mode,
+                      faults=config.faults, world=world, catalog=catalog)
+    config = config.model_copy(update={"world_hash": spec.world_hash()})
+    run, all_tasks = _start_run(out, tasks, config)
+    return spec, config, run, all_tasks
+
+
 def _start_run(out: Path, tasks: list[Task], config: RunConfig) -> tuple[dict, list[Task]]:
     """Check the settings against a run already in `out`, merge the tasks, write run.json (running)."""
     record = config.record()
@@ -140,18 +159,12 @@ async def run_benchmark_async(
     if config.mode != "episodes":
         raise ValueError(f"mode={config.mode!r}: run_benchmark runs whole episodes; steps runs are "
                          "kopa_bench.runner.steps.run_steps")
-    if config.seeds < 1 or config.concurrency < 1:
-        raise ValueError(f"seeds={config.seeds} and concurrency={config.concurrency} must both be at least 1")
-    if not tasks:
-        raise ValueError("no tasks to run; check --split / --tasks / --tasks-file / --limit")
+    _check_request(tasks, config)
     t_start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with locked(out):
-        spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode=config.cache_mode,
-                          faults=config.faults, world=world, catalog=catalog)
-        config = config.model_copy(update={"world_hash": spec.world_hash()})
-        run, all_tasks = _start_run(out, tasks, config)
+        spec, config, run, all_tasks = _open_run(out, tasks, config, world, catalog)
         finished, todo = _todo(out, tasks, config)
         skipped = len(tasks) * config.seeds - len(todo)
         scores, failures, workers = await _run_episodes(all_tasks, finished, todo, config, spec, out,

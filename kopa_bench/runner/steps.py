@@ -32,7 +32,7 @@ from kopa_bench.episodes.run_dir import load_run_tasks, locked, read_run_json, w
 from kopa_bench.runner.agent import AgentToolClient, run_episode
 from kopa_bench.runner.backends import Backend, make_backend
 from kopa_bench.runner.backends.contract import AssistantTurn, turn_index
-from kopa_bench.runner.benchmark import _now, _ProgressBar, _start_run, _use_world_workers
+from kopa_bench.runner.benchmark import _check_request, _now, _open_run, _ProgressBar, _use_world_workers
 from kopa_bench.runner.gold_scoring import Gold, GoldCache
 from kopa_bench.runner.run_config import DEFAULT_MAX_TOKENS, RunConfig
 from kopa_bench.runner.scripted import ScriptedBackend
@@ -182,18 +182,12 @@ async def run_steps_async(
     """Run every (task, seed, position) not yet in `out_dir/episodes.jsonl`; see the module docstring."""
     if config.mode != "steps":
         raise ValueError(f"run_steps needs mode='steps', got {config.mode!r}")
-    if config.seeds < 1 or config.concurrency < 1:
-        raise ValueError(f"seeds={config.seeds} and concurrency={config.concurrency} must both be at least 1")
-    if not tasks:
-        raise ValueError("no tasks to run; check --split / --tasks / --tasks-file / --limit")
+    _check_request(tasks, config)
     t_start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with locked(out):
-        spec = ClientSpec(config.client_backend, cache=config.cache, cache_mode=config.cache_mode,
-                          faults=config.faults, world=world, catalog=catalog)
-        config = config.model_copy(update={"world_hash": spec.world_hash()})
-        run, all_tasks = _start_run(out, tasks, config)
+        spec, config, run, all_tasks = _open_run(out, tasks, config, world, catalog)
         # an infra error is the harness's or the model server's, not the model's: rerun it, score only the rest
         finished = [r for r in latest_attempts(read_step_records(out, repair=True), key=lambda r: r.key)
                     if not r.infra_error]

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from kopa_bench.catalog.registry import Catalog, ToolRef, get_catalog
+from kopa_bench.client.inprocess import query_value
 
 _BFCL_DROP = re.compile(r"[\s,./\-_]+")
 _SCALARS = (str, int, float, bool, type(None))
@@ -33,13 +34,7 @@ CODE_ANY_CASE = "code_any_case"  # a code whose case the platform ignores (not a
 
 def wire(v: Any) -> str:
     """The text a scalar becomes in the request (httpx's query-string form)."""
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if v is None:
-        return ""
-    return str(v)
+    return query_value(v)
 
 
 @lru_cache(maxsize=1 << 15)
