@@ -11,7 +11,7 @@ import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from kopa_bench.scoring.episode_score import EpisodeScore
 
@@ -121,3 +121,14 @@ def breakdowns(scores: list[EpisodeScore]) -> dict[str, dict[str, list[EpisodeSc
             out["platform"][p].append(s)
         out["held_out_platform"][s.held_out_platform or "none"].append(s)
     return {k: dict(v) for k, v in out.items()}
+
+
+def strict_json(x: Any) -> Any:
+    """NaN -> None, through dicts and lists, so a summary is strict JSON."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: strict_json(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [strict_json(v) for v in x]
+    return x

@@ -7,27 +7,17 @@ report and the `evaluate` metric cannot drift apart. matplotlib and rich are imp
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from kopa_bench.scoring.aggregate import aggregate
+from kopa_bench.scoring.aggregate import aggregate, strict_json
 from kopa_bench.scoring.episode_score import EpisodeScore
 
 AXES = ("response", "grounded", "action_precision", "action_recall", "data_flow", "state", "efficiency")
 PASS_KS = (1, 2, 4, 8, 16)
 
 
-def _clean(x: Any) -> Any:
-    """NaN -> None so the summary is strict JSON."""
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_clean(v) for v in x]
-    return x
 
 
 def _ks(scores: list[EpisodeScore]) -> tuple[int, ...]:
@@ -69,7 +59,7 @@ def summarize_scores(scores: list[EpisodeScore], *, n_boot: int = 1000, seed: in
                        for key, groups in agg.get("breakdown", {}).items()},
         "gold_failures": dict(gold_failures or {}),
     }
-    return _clean(out)
+    return strict_json(out)
 
 
 def _fmt(x: Any, pct: bool = False) -> str:

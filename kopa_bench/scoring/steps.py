@@ -21,7 +21,6 @@ shape, domain, platform and the error kind the model's calls met, and failures b
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from itertools import groupby
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any, Iterable, Literal
 from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import StepEpisode
-from kopa_bench.scoring.aggregate import summarize
+from kopa_bench.scoring.aggregate import strict_json, summarize
 from kopa_bench.scoring.episode_score import EpisodeScore, score_episode
 from kopa_bench.tasks.facts import ResolvedFact, compute_answer
 from kopa_bench.tasks.program import GoldRun, StepRun
@@ -199,14 +198,6 @@ def step_breakdowns(scores: list[StepScore]) -> dict[str, dict[str, list[StepSco
     return {k: dict(v) for k, v in out.items()}
 
 
-def _clean(x: Any) -> Any:
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_clean(v) for v in x]
-    return x
 
 
 def summarize_step_scores(scores: list[StepScore], *, n_boot: int = 1000, seed: int = 0,
@@ -243,7 +234,7 @@ def summarize_step_scores(scores: list[StepScore], *, n_boot: int = 1000, seed: 
         "breakdowns": breakdowns,
         "gold_failures": dict(gold_failures or {}),
     }
-    return _clean(out)
+    return strict_json(out)
 
 
 def is_steps_summary(summary: dict[str, Any]) -> bool:
