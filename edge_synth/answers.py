@@ -51,6 +51,10 @@ def answer_text(traj: dict, catalog: Any, register: str) -> str:
     """The closing answer for `traj` (executed facts in `traj['facts']`) in `register`."""
     ban = register == "banmal"
     task, facts = traj["task"], traj["facts"]
+    if traj.get("failure"):
+        what = topic(catalog, task["program"][-1]["tool"])
+        return (f"{_josa(what, ('을', '를'))} 조회했지만 답할 수 있는 결과가 없었어." if ban
+                else f"{_josa(what, ('을', '를'))} 조회했지만 답변드릴 수 있는 결과가 없었습니다.")
     prog = task["program"]
     shape = task["shape"]
     plan = traj.get("plan") or {}

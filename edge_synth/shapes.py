@@ -79,8 +79,11 @@ def _num(v: Any) -> float | None:
 
 
 class Synthesizer:
-    def __init__(self, vg: nx.DiGraph, catalog: Any, sampler: SeedSampler, executor: Any, seed: int = 0):
+    def __init__(self, vg: nx.DiGraph, catalog: Any, sampler: SeedSampler, executor: Any, seed: int = 0,
+                 keep_failures: bool = False):
         self.vg, self.catalog, self.sampler, self.ex, self.seed = vg, catalog, sampler, executor, seed
+        # the unverified-graph ablation keeps walks whose calls fail or come back empty, as they come
+        self.keep_failures = keep_failures
         self.roots = sorted(n for n in vg.nodes if n in catalog and sampler.is_root(n))
         self.roots_out = [n for n in self.roots if successors(vg, n)]
 
@@ -433,9 +436,34 @@ class Synthesizer:
                  "answer": [{"id": "f0", "description": "draft", "value": "$s1.total_count", "kind": "number"}]}
         try:
             task = Task.model_validate(draft)
-            run = await execute_program(task, self.ex)
+            run = await execute_program(task, self.ex, partial=self.keep_failures)
         except (ProgramError, ValueError):
             return None
+        traj = None if run.stopped else self._answered(plan, steps, draft, run, rng)
+        if traj is None and self.keep_failures:
+            return self._failure(plan, steps, draft, run, rng)
+        return traj
+
+    def _failure(self, plan: dict, steps: list[dict], draft: dict, run: Any, rng) -> dict | None:
+        """A walk whose call failed or whose data did not answer, kept with what it asked for and a
+        closing answer that says nothing was found (the ablation's unfiltered trajectories)."""
+        if not run.executed:
+            return None
+        tool = steps[-1]["tool"]
+        kinds = self.vg.nodes[tool].get("field_kinds", {}) if tool in self.vg else {}
+        pref = sorted(f for f, k in kinds.items() if k in ("measure", "grade", "name", "station_name", "text", "date", "address"))
+        pool = pref or sorted(kinds)
+        rng.shuffle(pool)
+        sid = steps[-1]["id"]
+        facts = [{"id": f"f{i}", "description": f"{tool}.{f}", "value": f"${sid}.items[0].{f}", "field": f,
+                  "tool": tool, "resolved": None} for i, f in enumerate(pool[:2], start=1)]
+        why = run.stopped or "a step returned no usable records"
+        return {"task": draft, "run": run, "facts": facts, "failure": why,
+                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select", "branch_fields", "axis", "subject")},
+                "n_calls": len(run.executed)}
+
+    def _answered(self, plan: dict, steps: list[dict], draft: dict, run: Any, rng) -> dict | None:
+        """The trajectory with its answer facts resolved on the executed outputs, or None."""
         by_id = run.by_id
         facts: list[dict] = []
         for sid in plan["fact_steps"]:

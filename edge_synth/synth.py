@@ -39,15 +39,18 @@ async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, 
                      decon: Decontaminator | None = None, paraphrase: dict | None = None,
                      shapes: list[str] | None = None, max_attempts_factor: int = 6,
                      progress: Callable[[int, int], None] | None = None, stop_after: int | None = None,
-                     plausible: Callable[..., str | None] | None = rejection) -> dict[str, Any]:
+                     plausible: Callable[..., str | None] | None = rejection,
+                     keep_failures: bool = False) -> dict[str, Any]:
     """Synthesize up to `n_per_shape` trajectories per shape into out_dir/traj-*.jsonl (`pipeline`: an
     EdgePipeline after `prepare`, for its catalog, sampler and executor). `plausible` names why no
-    person would make a request (edge_synth.plausible.rejection; None keeps every executable one)."""
+    person would make a request (edge_synth.plausible.rejection; None keeps every executable one).
+    `keep_failures` keeps walks whose calls fail or return nothing (row key `failure`): the ablation
+    that walks the unverified candidate graph."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shapes = shapes or SHAPES
     decon = decon or Decontaminator()
-    syn = Synthesizer(vg, pipeline.catalog, pipeline.sampler, pipeline.executor, seed)
+    syn = Synthesizer(vg, pipeline.catalog, pipeline.sampler, pipeline.executor, seed, keep_failures=keep_failures)
     done = {}
     for p in sorted(out.glob("traj-*.jsonl")):
         for row in _read_jsonl(p):
@@ -117,6 +120,9 @@ async def synthesize(vg, pipeline, out_dir: str | Path, n_per_shape: int = 900, 
                            "messages": sft_messages(traj, pipeline.catalog), "task": rl_task(traj),
                            "facts": [{k: v for k, v in f.items() if k in ("id", "description", "field", "tool", "resolved")}
                                      for f in traj["facts"]]}
+                    if traj.get("failure"):
+                        row["failure"] = traj["failure"]
+                        audit["kept_failures"] = audit.get("kept_failures", 0) + 1
                     buf.append(row)
                     done[tid] = row
                     per_shape[shape] += 1

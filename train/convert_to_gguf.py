@@ -2,7 +2,8 @@
 
     pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36 -d /tmp/llsrc
     tar xzf /tmp/llsrc/llama_cpp_python-0.3.36.tar.gz -C /tmp/llsrc \
-        llama_cpp_python-0.3.36/vendor/llama.cpp/convert_hf_to_gguf.py llama_cpp_python-0.3.36/vendor/llama.cpp/gguf-py
+        llama_cpp_python-0.3.36/vendor/llama.cpp/convert_hf_to_gguf.py llama_cpp_python-0.3.36/vendor/llama.cpp/gguf-py \
+        llama_cpp_python-0.3.36/vendor/llama.cpp/conversion
     PYTHONPATH=. .venv/bin/python train/convert_to_gguf.py HF_DIR OUT.gguf [--outtype f16] [--quantize q4_k_m OUT_Q.gguf]
 
 The vendored gguf-py is put first on the path so the converter and its gguf library match.

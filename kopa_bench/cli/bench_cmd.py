@@ -269,6 +269,44 @@ def compare(run_dirs: List[Path] = typer.Argument(..., help="run directories: fu
     Console(width=160).print(t)
 
 
+@app.command("paired")
+def paired(run_a: Path = typer.Argument(..., help="run A (the baseline)"),
+           run_b: Path = typer.Argument(..., help="run B, of the same mode and tasks"),
+           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+           n_boot: int = typer.Option(2000, help="bootstrap resamples (whole tasks) for the CI of B - A")) -> None:
+    """Paired comparison of two runs item by item: B - A with a CI and an exact McNemar p-value."""
+    from kopa_bench.episodes import RunDirError
+    from kopa_bench.runner.steps import run_mode
+    from kopa_bench.scoring.paired import paired_compare
+
+    def items(run_dir: Path) -> tuple[dict[str, float], dict[str, str], str]:
+        scores, _summary, _ = score_dir(run_dir, n_boot=10)
+        if run_mode(run_dir) == "steps":
+            return ({f"{s.task_id}#{s.seed}#{s.position}": float(s.correct) for s in scores},
+                    {f"{s.task_id}#{s.seed}#{s.position}": s.task_id for s in scores}, "steps")
+        return ({f"{s.task_id}#{s.seed}": float(s.success) for s in scores},
+                {f"{s.task_id}#{s.seed}": s.task_id for s in scores}, "episodes")
+
+    try:
+        (a, ca, ma), (b, cb, mb) = items(run_a), items(run_b)
+    except RunDirError as exc:
+        raise fail(str(exc)) from None
+    if ma != mb:
+        raise fail(f"{run_a} is a {ma} run and {run_b} a {mb} run; compare two runs of the same mode")
+    try:
+        res = paired_compare(a, b, cluster={**ca, **cb}, n_boot=n_boot)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    res.update(mode=ma, run_a=str(run_a), run_b=str(run_b))
+    if as_json:
+        typer.echo(json.dumps(res, ensure_ascii=False))
+        return
+    typer.echo(f"{ma}: {res['n_items']} shared items over {res['n_clusters']} tasks; A {res['accuracy_a']:.1%}, "
+               f"B {res['accuracy_b']:.1%}; B - A {res['diff']:+.1%} (95% CI {res['diff_ci'][0]:+.1%} .. "
+               f"{res['diff_ci'][1]:+.1%}); McNemar: A-only {res['a_right_b_wrong']}, B-only {res['b_right_a_wrong']}, "
+               f"p = {res['mcnemar_p']:.3g} ({'significant' if res['significant'] else 'not significant'} at 5%)")
+
+
 @app.command("check-data")
 def check_data(split: str = typer.Option("test", help="test | dev"),
                tasks_file: Optional[List[Path]] = typer.Option(None, "--tasks-file", help="check these files instead of a split"),

@@ -93,22 +93,31 @@ def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int
               dataset: Optional[Path] = typer.Option(None, help="dataset folder to build (default: "
                                                                   "edge-trajectories in the output folder)"),
               paraphrase_url: Optional[str] = None, paraphrase_model: str = "local",
-              held_out: Optional[str] = None) -> None:
+              held_out: Optional[str] = None,
+              graph: str = typer.Option("verified", help="graph to walk: verified (verified.json) or candidates "
+                                                         "(candidates.json: the unverified ablation)"),
+              keep_failures: bool = typer.Option(False, help="keep walks whose calls fail or return nothing "
+                                                             "(the ablation's unfiltered trajectories)"),
+              trajectories: Optional[Path] = typer.Option(None, help="trajectory folder (default: trajectories "
+                                                                    "in the output folder)")) -> None:
     """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
     from builders.edge_dataset import build_dataset, graph_rows
     from edge_synth.candidates import load_graph
     from edge_synth.pipeline import EdgePipeline
     from edge_synth.synth import load_trajectories, synthesize
 
+    if graph not in ("verified", "candidates"):
+        raise typer.BadParameter(f"--graph {graph!r}: use verified or candidates")
     out = edge_out(out)
     dataset = dataset if dataset is not None else out / "edge-trajectories"
-    vg = load_graph(_need(out / "verified.json", "kopa edge verify"))
+    traj_dir = trajectories if trajectories is not None else out / "trajectories"
+    vg = load_graph(_need(out / f"{graph}.json", "kopa edge verify" if graph == "verified" else "kopa edge graph"))
     para = {"base_url": paraphrase_url, "model": paraphrase_model} if paraphrase_url else None
 
     async def go(prog, task):
         e = EdgePipeline(seed=seed, exclude_platforms=_excl(held_out))
         await e.prepare(vg)
-        audit = await synthesize(vg, e, out / "trajectories", per_shape, seed, paraphrase=para,
+        audit = await synthesize(vg, e, traj_dir, per_shape, seed, paraphrase=para, keep_failures=keep_failures,
                                  progress=lambda i, n: prog.update(task, completed=i, total=n))
         await e.aclose()
         return audit
@@ -116,7 +125,7 @@ def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int
     with Progress(console=console) as prog:
         task = prog.add_task("synthesizing", total=per_shape * 6)
         audit = asyncio.run(go(prog, task))
-    manifest = build_dataset(load_trajectories(out / "trajectories"), graph_rows(vg), dataset, seed)
+    manifest = build_dataset(load_trajectories(traj_dir), graph_rows(vg), dataset, seed)
     console.print_json(json.dumps({"audit": audit, "dataset": str(dataset), "hash": manifest["hash"]}, ensure_ascii=False))
 
 

@@ -40,6 +40,10 @@ class ToolExecutor(Protocol):
 class ProgramError(RuntimeError):
     """The gold program cannot run: the message names task, step and the failing path or call."""
 
+    def __init__(self, message: str, run: "StepRun | None" = None):
+        super().__init__(message)
+        self.run = run  # the failed call's step run (its error result), when a call failed
+
 
 class Edge(BaseModel):
     """A data dependency the gold program used: `step.arg` <- `source_step.path` (+ transform)."""
@@ -108,6 +112,8 @@ class GoldRun(BaseModel):
     task_id: str
     clock: str | None = Field(default=None, description="world time the program ran at (ISO)")
     steps: list[StepRun] = Field(default_factory=list)
+    stopped: str | None = Field(default=None, description="partial runs only: why execution stopped early "
+                                                          "(the failed call is the last step run)")
 
     def step(self, step_id: str) -> StepRun:
         for s in self.steps:
@@ -190,7 +196,8 @@ async def _call(task: Task, run: StepRun, client: ToolExecutor) -> None:
     run.result = result
     if not result.ok or result.error is not None:
         msg = result.error.message if result.error else result.result_msg
-        raise ProgramError(f"task {task.id} step {run.step_id}: gold call {run.tool}({run.args}) failed: {msg} (code {result.result_code or getattr(result.error, 'code', '')})")
+        raise ProgramError(f"task {task.id} step {run.step_id}: gold call {run.tool}({run.args}) failed: {msg} "
+                           f"(code {result.result_code or getattr(result.error, 'code', '')})", run=run)
 
 
 def _resolve_args(step: Step, run: StepRun, resolver: Resolver) -> None:
@@ -288,11 +295,14 @@ async def _run_step(task: Task, step: Step, runs: dict[str, StepRun], client: To
     return out
 
 
-async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -> GoldRun:
+async def execute_program(task: Task, client: ToolExecutor, clock: Any = None, *, partial: bool = False) -> GoldRun:
     """Run the gold program of `task` with `client`.
 
     Without an explicit clock the world clock is used (2026-11-30 09:00 KST unless
-    KOPA_WORLD_NOW says otherwise), so `$clock` values resolve exactly as the sandbox does."""
+    KOPA_WORLD_NOW says otherwise), so `$clock` values resolve exactly as the sandbox does.
+    `partial=True` returns what ran up to the first failure instead of raising (`GoldRun.stopped`
+    says why; a failed call is kept with its error result): EDGE's unverified-graph ablation keeps
+    such trajectories as they come."""
     if clock is None:
         from kopa_bench.clock import WorldClock
 
@@ -306,7 +316,14 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None) -
         steps = list(group)
         # snapshot so steps of one group cannot see each other (they are independent by contract)
         snapshot = dict(runs)
-        done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps))
+        try:
+            done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps))
+        except ProgramError as exc:
+            if not partial:
+                raise
+            if exc.run is not None:
+                runs[exc.run.step_id] = exc.run
+            return GoldRun(task_id=task.id, clock=now, steps=list(runs.values()), stopped=str(exc))
         for out in done:
             for run in out:
                 runs[run.step_id] = run

@@ -31,6 +31,8 @@ def main() -> None:
     ap.add_argument("--n-threads", type=int, default=1)
     ap.add_argument("--n-ctx", type=int, default=16384)
     ap.add_argument("--ids", nargs="*", help="only these task ids (after --limit)")
+    ap.add_argument("--mode", default="episodes", choices=["episodes", "steps"],
+                    help="full episodes, or one generation per gold step (kopa bench run --mode steps)")
     a = ap.parse_args()
 
     from transformers import AutoTokenizer
@@ -53,8 +55,15 @@ def main() -> None:
         tasks = [t for t in tasks if t.id in set(a.ids)]
     t = time.perf_counter()
     config = RunConfig(model=f"llamacpp:{a.name or path}", concurrency=a.concurrency, max_steps=a.max_steps,
-                       max_tool_records=a.max_tool_records, max_tokens=a.max_tokens, tool_lang=a.tool_lang)
-    run_benchmark(tasks, config, a.out, backend=backend)
+                       max_tool_records=a.max_tool_records, max_tokens=a.max_tokens, tool_lang=a.tool_lang,
+                       mode=a.mode, source=f"split:{a.split}")
+    if a.mode == "steps":
+        from kopa_bench.runner.steps import run_steps
+
+        res = run_steps(tasks, config, a.out, backend=backend)
+        print(f"step accuracy {res.run['summary']['step_accuracy']}")
+    else:
+        run_benchmark(tasks, config, a.out, backend=backend)
     print(f"eval wall {time.perf_counter() - t:.1f}s for {len(tasks)} tasks")
 
 
