@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--n-threads", type=int, default=1)
     ap.add_argument("--n-ctx", type=int, default=16384)
-    ap.add_argument("--ids", nargs="*", help="only these task ids (after --limit)")
+    ap.add_argument("--ids", nargs="*", help="only these task ids (after --limit), run in the order given")
     ap.add_argument("--mode", default="episodes", choices=["episodes", "steps"],
                     help="full episodes, or one generation per gold step (kopa bench run --mode steps)")
     a = ap.parse_args()
@@ -52,7 +52,11 @@ def main() -> None:
                               model_name=a.name or f"llamacpp-{path}")
     tasks = load_tasks(a.split)[: a.limit]
     if a.ids:
-        tasks = [t for t in tasks if t.id in set(a.ids)]
+        by_id = {t.id: t for t in tasks}
+        missing = [i for i in a.ids if i not in by_id]
+        if missing:
+            raise SystemExit(f"--ids: {missing} are not in the first {a.limit} tasks of {a.split}")
+        tasks = [by_id[i] for i in a.ids]  # in the order given: a run stopped early covers a chosen prefix
     t = time.perf_counter()
     config = RunConfig(model=f"llamacpp:{a.name or path}", concurrency=a.concurrency, max_steps=a.max_steps,
                        max_tool_records=a.max_tool_records, max_tokens=a.max_tokens, tool_lang=a.tool_lang,

@@ -48,6 +48,11 @@ def shorten(m: dict, keep: int) -> dict:
     return {**m, "content": json.dumps(cap_items(obj, keep), ensure_ascii=False)}
 
 
+def _failed(msgs: list[dict]) -> bool:
+    """A kept failure of the unverified ablation: its closing answer says nothing was found (edge_synth.answers)."""
+    return bool(msgs) and "결과가 없었" in str(msgs[-1].get("content") or "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edge", default="/tmp/edge_ds")
@@ -61,6 +66,9 @@ def main() -> None:
     ap.add_argument("--distractors", type=int, default=1,
                     help="offered tools = the tools the trajectory calls + this many of the rl row's other tools "
                          "(-1: all of them, as the benchmark offers; ~3k prompt tokens, too slow for CPU steps)")
+    ap.add_argument("--match-shapes", default=None,
+                    help="another prep's prep_stats.json: keep rows per shape up to its counts (the ablation's arms "
+                         "then train on the same mix of shapes)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     t0 = time.perf_counter()
@@ -104,13 +112,22 @@ def main() -> None:
     counts["clean"] = len(clean)
     rng.shuffle(clean)
 
+    if a.match_shapes:
+        want = dict(json.loads(Path(a.match_shapes).read_text())["shapes"])
+        picked = []
+        for r, tools in clean:
+            if want.get(r.shape, 0) > 0:
+                want[r.shape] -= 1
+                picked.append((r, tools))
+        counts["shape_shortfall"] = {k: v for k, v in want.items() if v > 0}
+        clean = picked
     rows = []
     for r, tools in clean[: a.scan]:
         msgs = json.loads(r.messages) if isinstance(r.messages, str) else list(r.messages)
         if msgs and msgs[0]["role"] == "system":
             msgs = msgs[1:]
         msgs = [{"role": "system", "content": sp}] + [shorten(m, a.keep_items) for m in msgs]
-        rows.append({"id": r.id, "shape": r.shape, "n_calls": int(r.n_calls),
+        rows.append({"id": r.id, "shape": r.shape, "n_calls": int(r.n_calls), "failure": _failed(msgs),
                      "messages": template_messages(msgs), "tools": tool_schemas(cat, tools, lang="ko")})
     ds, stats = tokenize_conversations(rows, tok, a.max_length)
     if len(ds) == 0:
@@ -119,7 +136,7 @@ def main() -> None:
     ds = ds.select(range(min(a.n, len(ds))))
     ds.save_to_disk(a.out)
     counts.update(scanned=len(rows), **stats, saved=len(ds), seconds=round(time.perf_counter() - t0, 1),
-                  shapes=pd.Series(ds["shape"]).value_counts().to_dict())
+                  shapes=pd.Series(ds["shape"]).value_counts().to_dict(), failures=int(sum(ds["failure"])))
     Path(a.out, "prep_stats.json").write_text(json.dumps(counts, ensure_ascii=False, indent=1))
     print(json.dumps(counts, ensure_ascii=False, indent=1))
     ex = ds[0]
