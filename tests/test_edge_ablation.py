@@ -206,3 +206,26 @@ def test_cli_synth_names_a_bad_graph_and_a_missing_candidate_graph(edge_cli, tmp
     res = CliRunner().invoke(app, ["edge", "synth", "--out", str(empty), "--graph", "candidates"])
     assert res.exit_code == 2 and "candidates.json" in "".join(res.output.split()) and "kopa edge graph" in res.output
     assert seen == []  # nothing was synthesized
+
+
+def test_a_failure_answer_names_the_last_call_made_not_the_last_planned(cat) -> None:
+    """A walk TM -> NEAR -> RT whose first call answers nothing stops before NEAR: its closing
+    answer says what was looked up (the TM coordinates), not the station readings never asked for."""
+    from edge_synth.answers import answer_text
+    from edge_synth.queries import topic
+    from kopa_bench.tasks import Task
+    from kopa_bench.tasks.program import execute_program
+    from kopa_bench.testing.fake_client import FakeClient
+
+    program = [{"id": "s1", "tool": TM, "args": {"umdName": "없는동"}, "group": 0},
+               {"id": "s2", "tool": NEAR, "args": {"tmX": "$s1.items[0].tmX", "tmY": "$s1.items[0].tmY"}, "group": 1},
+               {"id": "s3", "tool": RT, "args": {"stationName": "$s2.items[0].stationName"}, "group": 2}]
+    draft = {"id": "t", "split": "dev", "query": "(draft)", "domain": "district", "platforms": ["airkorea"],
+             "shape": "sequential", "difficulty": "easy", "tools": [TM, NEAR, RT, CTP, LST], "program": program,
+             "answer": [{"id": "f0", "description": "draft", "value": "$s1.total_count", "kind": "number"}]}
+    run = asyncio.run(execute_program(Task.model_validate(draft), FakeClient([]), partial=True))
+    assert [s.tool for s in run.executed] == [TM] and run.stopped
+    traj = {"task": draft, "run": run, "facts": [], "failure": run.stopped}
+    for register in ("banmal", "jondae"):
+        said = answer_text(traj, cat, register)
+        assert NOTHING in said and topic(cat, TM) in said and topic(cat, RT) not in said, said
