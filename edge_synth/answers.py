@@ -52,7 +52,10 @@ def answer_text(traj: dict, catalog: Any, register: str) -> str:
     ban = register == "banmal"
     task, facts = traj["task"], traj["facts"]
     if traj.get("failure"):
-        what = topic(catalog, task["program"][-1]["tool"])
+        # the last call made, not the last planned: a run that stopped early never reached the rest
+        run = traj.get("run")
+        made = run.executed if run is not None else []
+        what = topic(catalog, made[-1].tool if made else task["program"][-1]["tool"])
         return (f"{_josa(what, ('을', '를'))} 조회했지만 답할 수 있는 결과가 없었어." if ban
                 else f"{_josa(what, ('을', '를'))} 조회했지만 답변드릴 수 있는 결과가 없었습니다.")
     prog = task["program"]

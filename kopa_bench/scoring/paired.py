@@ -31,6 +31,8 @@ def paired_compare(a: Mapping[str, float], b: Mapping[str, float], *, cluster: M
 
     `cluster` maps an item to its resampling unit (its task); without it every item is its own.
     Returns accuracies, diff = B - A with a cluster-bootstrap CI, McNemar counts and p-value."""
+    if n_boot < 1:
+        raise ValueError(f"n_boot={n_boot}: the CI needs at least one bootstrap resample")
     common = sorted(set(a) & set(b))
     if not common:
         raise ValueError("the two runs share no scored item: compare runs of the same tasks and mode")

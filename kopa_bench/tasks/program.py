@@ -316,17 +316,21 @@ async def execute_program(task: Task, client: ToolExecutor, clock: Any = None, *
         steps = list(group)
         # snapshot so steps of one group cannot see each other (they are independent by contract)
         snapshot = dict(runs)
-        try:
-            done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps))
-        except ProgramError as exc:
-            if not partial:
-                raise
-            if exc.run is not None:
-                runs[exc.run.step_id] = exc.run
-            return GoldRun(task_id=task.id, clock=now, steps=list(runs.values()), stopped=str(exc))
+        # every step of the group finishes before a failure is reported, so the failure reported is the
+        # first in program order (not whichever call came back first) and a partial run keeps its siblings
+        done = await asyncio.gather(*(_run_step(task, s, snapshot, client, clock) for s in steps),
+                                    return_exceptions=True)
+        failed = next((out for out in done if isinstance(out, BaseException)), None)
+        if failed is not None and (not partial or not isinstance(failed, ProgramError)):
+            raise failed
         for out in done:
-            for run in out:
-                runs[run.step_id] = run
+            if not isinstance(out, BaseException):
+                for run in out:
+                    runs[run.step_id] = run
+        if failed is not None:
+            if failed.run is not None:
+                runs[failed.run.step_id] = failed.run
+            return GoldRun(task_id=task.id, clock=now, steps=list(runs.values()), stopped=str(failed))
     order = [r for s in task.program for r in ([runs[e] for e in runs[s.id].expansions] + [runs[s.id]])]
     return GoldRun(task_id=task.id, clock=now, steps=order)
 
