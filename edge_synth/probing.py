@@ -308,15 +308,19 @@ class _BoundCall:
         pr.detail = (res.error.message[:200] if res.error else "")
 
     async def context_empty(self, filled: dict, tested: str) -> bool:
-        """Control call: B with the same input less the tested optional parameter (and the other
-        members of its coordinate pair or key). Empty too, the context emptied B's answer (the
-        classes of a primary school asked of the high-school timetable), not the bound value;
-        False when a dropped parameter is one every call fills (no control is possible)."""
+        """Control call: B with the same input less the tested optional parameter, the other
+        members of its coordinate pair or key, and every other optional value bound from A's
+        record, so that only the context is left (the parameters every call fills, bound, passed
+        through or sampled). Empty too, the context emptied B's answer (the classes of a primary
+        school asked of the high-school timetable), not the bound values; False when the tested
+        parameter is one every call fills (no control is possible)."""
         dst, sampler = self.pr.dst, self.sampler
+        fill = set(sampler.fill_params(dst))
         drop = {tested} | {m for grp in sampler.groups.get(dst, []) if grp.joint and tested in grp.members
                            for m in grp.members}
-        if drop & set(sampler.fill_params(dst)):
+        if drop & fill:
             return False
+        drop |= {b.to_param for b in self.pr.bindings if b.to_param not in fill}
         self.pr.controls += 1
         res = await self.ex.call(dst, {k: v for k, v in filled.items() if k not in drop})
         return classify(res) == "empty"
