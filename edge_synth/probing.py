@@ -52,6 +52,12 @@ class ProbeOptions:
     mandatory: frozenset[str] = frozenset()
     keep: frozenset[str] = frozenset()  # companions never left out when they bind (CYCLE with its periods)
     record_tries: int = 1  # records of A's answer tried before an empty B answer stands
+    # an uninformative outcome (B empty for reasons the binding does not decide) says nothing:
+    # when the probe drew A's input itself, up to this many other inputs of A are drawn
+    seed_redraws: int = 2
+    # an empty B answer with an optional tested parameter is checked by a control call of B
+    # without it: empty too, the context (not the bound value) emptied B's answer
+    control: bool = True
 
 
 @dataclass
@@ -68,6 +74,8 @@ class LinkProbe:
     echoed: bool = False
     passthrough: bool = False  # the bound value is one of A's own arguments (nothing A returned)
     records_tried: int = 0  # records of A's answer bound into B (record_tries)
+    redraws: int = 0  # other inputs of A drawn after uninformative outcomes (seed_redraws)
+    controls: int = 0  # control calls of B without the tested parameter
 
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
@@ -158,7 +166,24 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     under the same name pass through; B's other required parameters come from a remembered
     working input of B that agrees most with the bound values, else from the sampler. An empty B
     answer is retried with up to `opts.record_tries` records of A's answer whose tested value
-    differs; the first non-empty outcome stands."""
+    differs; the first non-empty outcome stands. An uninformative outcome (a point outside B's
+    coverage, a context B has no data for) is retried with up to `opts.seed_redraws` other inputs
+    of A when the probe drew A's input itself: such an input says nothing about the link."""
+    redraws = opts.seed_redraws if upstream is None else 0
+    controls = 0
+    for k in range(redraws + 1):
+        pr = await _probe_once(executor, sampler, src, dst, bindings, rng, opts, upstream)
+        controls += pr.controls
+        if pr.outcome != "empty_uninformative":
+            break
+    pr.redraws, pr.controls = k, controls
+    return pr
+
+
+async def _probe_once(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[Binding],
+                      rng: random.Random, opts: ProbeOptions,
+                      upstream: tuple[dict | None, ToolResult] | None) -> LinkProbe:
+    """One probe of :func:`probe_link` on one input of A."""
     pr = LinkProbe(src, dst, bindings)
     if upstream is None:
         a_args, a_result = await run_seed(executor, sampler, src, opts.split, rng)
@@ -277,8 +302,28 @@ class _BoundCall:
             kind = "empty_uninformative"
         elif kind == "empty" and outside_coverage(sampler, dst, filled, tested):
             kind = "empty_uninformative"
+        elif kind == "empty" and opts.control and await self.context_empty(filled, tested):
+            kind = "empty_uninformative"
         pr.outcome = kind
         pr.detail = (res.error.message[:200] if res.error else "")
+
+    async def context_empty(self, filled: dict, tested: str) -> bool:
+        """Control call: B with the same input less the tested optional parameter, the other
+        members of its coordinate pair or key, and every other optional value bound from A's
+        record, so that only the context is left (the parameters every call fills, bound, passed
+        through or sampled). Empty too, the context emptied B's answer (the classes of a primary
+        school asked of the high-school timetable), not the bound values; False when the tested
+        parameter is one every call fills (no control is possible)."""
+        dst, sampler = self.pr.dst, self.sampler
+        fill = set(sampler.fill_params(dst))
+        drop = {tested} | {m for grp in sampler.groups.get(dst, []) if grp.joint and tested in grp.members
+                           for m in grp.members}
+        if drop & fill:
+            return False
+        drop |= {b.to_param for b in self.pr.bindings if b.to_param not in fill}
+        self.pr.controls += 1
+        res = await self.ex.call(dst, {k: v for k, v in filled.items() if k not in drop})
+        return classify(res) == "empty"
 
     async def sensitivity(self, rec: dict, args: dict, filled: dict, first) -> bool | None:
         """Counterfactual: bind the tested parameter from another record with a different value;

@@ -20,7 +20,8 @@ output produced), B on its own input with only the parameters every call needs, 
 page as a filtering client reads it; a probe joins A's whole answer with B's and succeeds when a
 value of A selects some but not all of B's records; another value of A must select other records
 (sensitivity), else A's value did not matter. For 'nearest', A's points farther than `cover_km`
-from every record of B lie outside the area B covers and are no evidence either way. Each
+from every record of B lie outside the area B covers and are no evidence either way, as are points
+beyond the edge of that area (B's records on one side only). Each
 selection has a Beta posterior updated with the binding weights (:func:`edge_synth.bandit.update`),
 one update per distinct (A call, B call) pair; it is verified when the posterior mean reaches
 `viable` with at least `min_successes` successes and no sign of insensitivity, or, when A and B
@@ -33,6 +34,7 @@ bindings skip them (:func:`edge_synth.walks.successors`).
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import re
 from dataclasses import dataclass, field
@@ -71,7 +73,8 @@ class SelectConfig:
     max_km: float = 2.0
     # a point farther than this from every record of B is outside the area B covers (a Busan
     # address for Seoul's bike stations): no evidence either way; between max_km and cover_km the
-    # nearest record is too far to be 'near', a failure
+    # nearest record is too far to be 'near', a failure where B's records surround the point
+    # (inside_coverage), no evidence beyond the edge of B's area
     cover_km: float = 5.0  # 'nearest' beyond this picks nothing: A's point is outside B's coverage
     min_successes: int = 2
     seed: int = 0
@@ -143,6 +146,29 @@ def nearest(key: tuple[float, float], points: list[tuple[int, tuple[float, float
         if d < best_d:
             best, best_d = i, d
     return best, best_d
+
+
+def inside_coverage(key: tuple[float, float], points: list[tuple[int, tuple[float, float]]], cfg: "SelectConfig") -> bool:
+    """Does A's point lie in the area B's records cover? Within `max_km` of a record it does;
+    farther out, only when records lie within `cover_km` of it in all four quadrants around it
+    (a gap inside B's area, where the nearest record is too far to be 'near'). A point beyond the
+    edge of B's area (an address just outside Seoul for Seoul's bike stations) has records on one
+    side only: there the nearest record is undefined, not wrong."""
+    d = nearest(key, points)[1]
+    if d <= cfg.max_km:
+        return True
+    if d > cfg.cover_km:
+        return False
+    lat0, lon0 = key
+    dlat = cfg.cover_km / 111.0  # a box around the point first: degrees, not kilometres
+    dlon = dlat / max(0.1, math.cos(math.radians(lat0)))
+    sides = set()
+    for _, (lat, lon) in points:
+        if abs(lat - lat0) <= dlat and abs(lon - lon0) <= dlon and geo.haversine_km(lat0, lon0, lat, lon) <= cfg.cover_km:
+            sides.add((lat >= lat0, lon >= lon0))
+            if len(sides) == 4:
+                return True
+    return False
 
 
 def select(sel: dict, key: Any, records: list[dict], max_km: float,
@@ -371,7 +397,7 @@ async def probe_selection(executor, sampler: SeedSampler, sel: dict, rng: random
         return SelectProbe("upstream_empty", a_args=a_args, b_args=b_args)
     points = record_points(sel, recs) if sel["match"] == "nearest" else None
     if points is not None:
-        keys = [k for k in keys if nearest(k, points)[1] <= cfg.cover_km]
+        keys = [k for k in keys if inside_coverage(k, points, cfg)]
         if not keys:
             # B lists nothing around any of A's points (Seoul bike stations for a Busan address):
             # outside B's coverage the nearest record is undefined, not wrong

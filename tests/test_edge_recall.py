@@ -350,6 +350,7 @@ def test_binding_set_is_trimmed_until_it_executes_together(cat):
     isin, day = _b("isinCd", "isinCd"), _b("basDt", "basDt", "identity", "date", "date")
     c = FakeClient(default="nodata")
     c.add(a, {}, [{"isinCd": "KR7005930003", "basDt": "20261126", "itmsNm": "삼성전자"}])
+    c.add(b, {}, [{"isinCd": "KR7000660001", "basDt": "20261125", "clpr": "190000"}])  # no filter: every stock
     c.add(b, {"isinCd": "KR7005930003"}, [{"isinCd": "KR7005930003", "basDt": "20261125", "clpr": "71000"}])
     c.add(b, {"isinCd": "KR7005930003", "basDt": "20261126"}, [])  # no trading that day
     v = _one_edge_verifier(cat, a, b, [isin, day], ProbeExecutor(c))
@@ -360,8 +361,11 @@ def test_binding_set_is_trimmed_until_it_executes_together(cat):
     stats = asyncio.run(v.joint_sets(vg))
     assert stats["checked"] == 1 and stats["trimmed"] == 1
     assert [x["to_param"] for x in vg.edges[a, b]["bindings"]] == ["isinCd"]
-    # a set that never executes, even trimmed to its best binding, removes the edge
-    c.routes = [r for r in c.routes if r.tool != b]
+    # a set that never executes, even trimmed to its best binding, removes the edge (B still lists
+    # stocks without a filter: with B answering nothing at all, the control call would find every
+    # empty answer explained by the context, no evidence either way)
+    c.routes = [r for r in c.routes if r.tool != b or not r.args]
+    c.add(b, {"isinCd": "KR7005930003"}, [])
     v.ex = ProbeExecutor(c)  # a fresh memo
     vg.edges[a, b]["bindings"] = [dict(isin, posterior=0.9), dict(day, posterior=0.7)]
     stats = asyncio.run(v.joint_sets(vg))

@@ -94,12 +94,20 @@ def test_probe_succeeds_only_when_a_value_of_a_picks_part_of_b(cat):
     # the window is written out (1000 rows is the bike list's default) so the next page can be read
     assert wide_args(cat.get("seoul_bikeList").op, {}) == {"START_INDEX": 1, "END_INDEX": 1000}
     assert wide_args(cat.get("hira_getParmacyBasisList").op, {"sgguCd": "110019"})["numOfRows"] == 100
-    # within the area B's records cover (5 km) but 2 km from none of them: a failure
+    # inside the area B's records cover (records within 5 km on every side) but 2 km from none of
+    # them: a failure
+    ring = [{"stationName": f"s{i}", "stationLatitude": f"{37.60 + dy:.4f}", "stationLongitude": f"{127.00 + dx:.4f}"}
+            for i, (dy, dx) in enumerate(((0.03, 0.03), (0.03, -0.03), (-0.03, 0.03), (-0.03, -0.03)))]
     c2 = FakeClient(default="nodata")
-    c2.add("vworld_getcoord", {}, [{"x": "127.00", "y": "37.61"}])  # 3 km north of Hyehwa
-    c2.add("seoul_bikeList", {}, STATIONS)
+    c2.add("vworld_getcoord", {}, [{"x": "127.00", "y": "37.60"}])  # the middle of the ring, ~4 km from each
+    c2.add("seoul_bikeList", {}, ring)
     pr2 = asyncio.run(probe_selection(ProbeExecutor(c2), s, NEAREST, random.Random(1)))
     assert pr2.outcome == "empty"
+    # 3 km beyond the edge of B's area (stations to the south only): no evidence either way
+    c4 = FakeClient(default="nodata")
+    c4.add("vworld_getcoord", {}, [{"x": "127.00", "y": "37.61"}])  # 3 km north of Hyehwa
+    c4.add("seoul_bikeList", {}, STATIONS)
+    assert asyncio.run(probe_selection(ProbeExecutor(c4), s, NEAREST, random.Random(1))).outcome == "empty_uninformative"
     # outside that area (Jeju: no station within 5 km) the nearest record is undefined: no evidence
     c3 = FakeClient(default="nodata")
     c3.add("vworld_getcoord", {}, [{"x": "126.53", "y": "33.50"}])

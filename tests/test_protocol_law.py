@@ -63,3 +63,16 @@ def test_prec_chain(call):
     jo = f"{int(m.group(2)):04d}{int(m.group(3) or 0):02d}"
     a = call("law_lawService", MST=mst, JO=jo)
     assert a.ok and a.records
+
+
+def test_law_by_name(call, raw_get):
+    # the real DRF lawService also takes the law's name (LM) when no MST or ID is given: a
+    # precedent's 참조조문 '민법 제750조' opens the article without a lawSearch first
+    a = call("law_lawService", LM="민법", JO="075000")
+    assert a.ok and [r["조문번호"] for r in a.records] == ["750"] and a.records[0]["법령명_한글"] == "민법"
+    mst = next(r for r in call("law_lawSearch", query="도로교통법").records if r["법령명한글"] == "도로교통법")["법령일련번호"]
+    by_mst = call("law_lawService", MST=mst, LM="민법", JO="004400")  # MST decides, as ID does
+    assert by_mst.records[0]["법령명_한글"] == "도로교통법"
+    assert call("law_lawService", LM="없는법령이름").records == []
+    body = raw_get("/law/lawService.do", {"OC": K, "target": "law", "JO": "075000", "type": "JSON"}).json()
+    assert "MST 또는 ID" in str(body)

@@ -121,7 +121,7 @@ def make_endpoint(refs: dict, ctx, path: str):
             params["display"], params["page"] = display, page
             return _search(ref, params, rows, total, as_json)
         if name == "lawService":
-            if not params.get("MST") and not params.get("ID"):
+            if not params.get("MST") and not params.get("ID") and not params.get("LM"):
                 return _failure("MST 또는 ID 값이 필요합니다.", as_json)
             rows, _ = ctx.world.rows_for(ref.op, params)
             if not rows:
