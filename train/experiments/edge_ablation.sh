@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 W="${1:-out/edge_ablation}"
-STEPS="${2:-16}"
+STEPS="${2:-8}"
 SPLIT="${3:-dev}"
 PY=".venv/bin/python"
 export PYTHONPATH=.
