@@ -266,7 +266,7 @@ def _district_of(text: str, index: dict[tuple[str, str], list[dict]]) -> list[di
         hits = [k for k in index if k[1] == sgg and (sido is None or k[0] == sido)]
         if len(hits) == 1:
             return index[hits[0]]
-    return None
+    return index.get((sido, "")) if sido else None  # 세종: a 시도 without districts
 
 
 def _add_festivals(ctx, places: list[dict], today: date, add) -> None:
