@@ -131,7 +131,83 @@ def krx(real: Path) -> None:
     write_gz("krx_listed_companies.csv.gz", ["code", "name", "market", "listed"], rows)
 
 
-STEPS = {"krx": krx, "statutes": statutes, "schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes}
+# The K-apt codes come from a 2023-05 legal-dong list; the world's list (refdata legal_dong_codes) is
+# later: 강원 42 -> 51 (2023-06), 전북 45 -> 52 (2024-01), 군위군 경북 -> 대구 (2023-07), 부천시 구 restored (2024-01).
+RENAMED_SIDO = {"강원도": "강원특별자치도", "전라북도": "전북특별자치도"}
+
+
+def _world_codes() -> tuple[dict[str, str], dict[str, str]]:
+    with gzip.open(OUT / "legal_dong_codes.csv.gz", "rt", encoding="utf-8") as f:
+        live = {r["code"]: r["name"] for r in csv.DictReader(f) if r["status"] == "존재"}
+    return live, {name: code for code, name in live.items()}
+
+
+def _world_code(old_code: str, old_name: str, live: dict[str, str], by_name: dict[str, str]) -> str | None:
+    if old_code in live:
+        return old_code
+    parts = old_name.split()
+    parts[0] = RENAMED_SIDO.get(parts[0], parts[0])
+    if parts[:2] == ["경상북도", "군위군"]:
+        parts[0] = "대구광역시"
+    name = " ".join(parts)
+    if name in by_name:
+        return by_name[name]
+    upgraded = " ".join(t[:-1] + "읍" if t.endswith("면") else t for t in parts)  # 면 -> 읍 promotions
+    if upgraded in by_name:
+        return by_name[upgraded]
+    if parts[:2] == ["경기도", "부천시"]:  # the restored 구: the dong keeps its name under one of them
+        hits = [c for n, c in by_name.items() if n.startswith("경기도 부천시 ") and n.split()[3:] == parts[2:]]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def kapt(real: Path) -> None:
+    """K-apt 공동주택 단지 (2021-01): code, name, legal dong (the world's code vintage), 사용승인일, 동수, 세대수."""
+    with (real / "bjd_codes" / "bjd_codes_2023-05.tsv").open(encoding="utf-8") as f:
+        old_names = {r["법정동코드"]: r["법정동명"] for r in csv.DictReader(f, delimiter="\t")}
+    live, by_name = _world_codes()
+    rows, unmatched = [], 0
+    with (real / "apartment_complexes_kapt" / "kapt_complexes_2021-01_with_bjdcode.csv").open(encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            code = r["bjdCode_joined"] and _world_code(r["bjdCode_joined"], old_names.get(r["bjdCode_joined"], ""), live, by_name)
+            if not code:
+                unmatched += 1
+                continue
+            rows.append([r["kaptCode"], " ".join(r["kaptName"].split()), code, r["useApprovalDate"],
+                         r["buildingCount"] or "0", r["householdCount"] or "0"])
+    rows.sort(key=lambda x: x[0])
+    print(f"kapt: {unmatched} rows without a legal dong of the world left out")
+    write_gz("kapt_complexes.csv.gz", ["kapt_code", "name", "region_cd", "use_date", "buildings", "households"], rows)
+
+
+def seoul_trade_counts(real: Path) -> None:
+    """Real Seoul apartment sales per 구 and contract month, 2022-2023 (counted from the rt.molit.go.kr rows)."""
+    with (real / "apt_trade_molit" / "seoul_apt_trade_monthly_counts_by_gu_2022-2023.csv").open(encoding="utf-8") as f:
+        rows = sorted([r["LAWD_CD"], r["deal_ym"], r["trade_count"]] for r in csv.DictReader(f))
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([["lawd_cd", "deal_ym", "trades"], *rows])
+    (OUT / "seoul_apt_trade_counts.csv").write_text(buf.getvalue(), encoding="utf-8")
+    print(f"seoul_apt_trade_counts.csv: {len(rows)} rows")
+
+
+def festivals(real: Path) -> None:
+    """전국문화축제표준데이터: every row, the columns the world serves (TourAPI has no bulk dump)."""
+    with (real / "festivals_standard" / "festivals_standard_utf8.csv").open(encoding="utf-8") as f:
+        rows = []
+        for r in csv.DictReader(f):
+            one = lambda k: " ".join((r[k] or "").split())  # noqa: E731
+            lat, lon = (f"{float(r[k]):.6f}" if r[k] else "" for k in ("위도", "경도"))
+            rows.append([one("축제명"), one("개최장소"), r["축제시작일자"], r["축제종료일자"], one("축제내용"), one("주관기관명"),
+                         one("주최기관명"), one("전화번호"), one("홈페이지주소"), clean_addr(one("소재지도로명주소")),
+                         clean_addr(one("소재지지번주소")), lat, lon, r["데이터기준일자"], one("제공기관명")])
+    rows.sort(key=lambda x: (x[2], x[0], x[14]))
+    write_gz("festivals.csv.gz", ["name", "place", "start", "end", "content", "organizer", "host", "tel", "homepage",
+                                  "road_addr", "jibun_addr", "lat", "lon", "data_date", "provider"], rows)
+
+
+STEPS = {"krx": krx, "statutes": statutes, "schools": schools, "assembly": assembly, "bikes": bikes, "subway_codes": subway_codes,
+         "kapt": kapt, "seoul_trade_counts": seoul_trade_counts, "festivals": festivals}
 
 if __name__ == "__main__":
     real = Path(sys.argv[1])

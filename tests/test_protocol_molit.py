@@ -135,24 +135,55 @@ def test_a_generated_month_is_the_same_whatever_was_asked_before(world, catalog)
     assert page[0] == first[0][10:20] and page[1] == first[1]
 
 
-def test_stored_window_and_generated_months_meet_without_overlap(world, catalog):
-    """Months the world file stores are answered from it alone; every other month is generated."""
+def test_no_month_is_stored_so_months_meet_without_a_jump(world):
+    """Every month is generated from the stored complexes: none is answered two ways, and the months
+    around where a stored window used to end (2024-10/11) carry the same volume."""
     from kopa_bench.world.answers import rtms_history
 
-    lo, hi = world.sql("SELECT min(deal_ymd) AS lo, max(deal_ymd) AS hi FROM molit_apt_trade")[0].values()
-    assert rtms_history.apt_trade(world, ("11680", lo)) is None and rtms_history.apt_trade(world, ("11680", hi)) is None
-    y, m = int(lo[:4]), int(lo[4:])
-    before = f"{y - (m == 1):04d}{(m - 2) % 12 + 1:02d}"
-    generated = rtms_history.apt_trade(world, ("11680", before))
-    assert generated is not None and generated.num_rows > 0
-    assert set(generated.column("deal_ymd").to_pylist()) == {before}
+    for table in ("molit_apt_trade", "molit_apt_rent"):
+        assert world.sql(f"SELECT count(*) AS n FROM {table}")[0]["n"] == 0
+    generated = rtms_history.apt_trade(world, ("11680", "202410"))
     assert generated.schema == world.con.sql("SELECT * FROM molit_apt_trade LIMIT 0").to_arrow_table().schema
-    op = catalog.get("molit_getRTMSDataSvcAptTrade").op
-    stored = world.sql("SELECT count(*) AS n FROM molit_apt_trade WHERE sggCd = '11680' AND deal_ymd = $m", {"m": lo})[0]["n"]
-    assert world.answer(op, {"LAWD_CD": "11680", "DEAL_YMD": lo}, 0, None)[1] == stored
-    # complexes and their names are the stored window's
-    names = {r["aptNm"] for r in world.sql("SELECT aptNm FROM molit_complexes WHERE sggCd = '11680'")}
-    assert set(generated.column("aptNm").to_pylist()) <= names
+    assert set(generated.column("deal_ymd").to_pylist()) == {"202410"}
+    seoul = [sum(rtms_history.apt_trade(world, (lawd, ym)).num_rows for lawd in rtms_history.SEOUL_SHARE)
+             for ym in ("202408", "202409", "202410", "202411", "202412", "202501")]
+    for a, b in zip(seoul, seoul[1:]):
+        assert 0.75 < b / a < 1.33, seoul  # season and noise, no step
+
+
+def test_seoul_counts_are_the_real_ones_and_calibrate_other_months(world, call):
+    from kopa_bench.refdata import table_rows
+
+    real = {(r["lawd_cd"], r["deal_ym"]): r["trades"] for r in table_rows("seoul_apt_trade_counts")}
+    for lawd, ym in (("11680", "202305"), ("11680", "202312"), ("11710", "202210"), ("11350", "202307")):
+        assert _month(call, "molit_getRTMSDataSvcAptTrade", ym, lawd=lawd).total_count == real[(lawd, ym)]
+    gangnam_2023 = sum(n for (lawd, ym), n in real.items() if lawd == "11680" and ym.startswith("2023")) / 12
+    for ym in ("202410", "202510", "202609"):  # the months a stored window used to hold, ~20x too thin
+        n = _month(call, "molit_getRTMSDataSvcAptTrade", ym).total_count
+        assert 0.5 * gangnam_2023 < n < 3 * gangnam_2023, (ym, n, gangnam_2023)
+    # elsewhere by apartment households: 세종 (many complexes) trades far more than 울릉군 (none)
+    assert _month(call, "molit_getRTMSDataSvcAptTrade", "202510", lawd="36110").total_count > 100
+    assert _month(call, "molit_getRTMSDataSvcAptTrade", "202510", lawd="47940").total_count == 0
+
+
+def test_trades_name_real_kapt_complexes_of_their_district_and_dong(world, call):
+    from kopa_bench.refdata import table_rows
+    from kopa_bench.world.gen.molit import rtms_name
+
+    dong_of = {r["region_cd"][:8]: r["umd_name"] for r in world.sql("SELECT region_cd, umd_name FROM places")}
+    kapt = {(r["region_cd"][:5], rtms_name(r["name"]), dong_of.get(r["region_cd"][:8])) for r in table_rows("kapt_complexes")}
+    counts: dict[str, int] = {}
+    for lawd in ("11680", "41117"):
+        for ym in ("201905", "202410", "202610"):
+            res = _month(call, "molit_getRTMSDataSvcAptTrade", ym, lawd=lawd)
+            for r in res.records:
+                assert (lawd, r["aptNm"], r["umdNm"]) in kapt, r
+                if lawd == "11680":
+                    counts[r["aptNm"]] = counts.get(r["aptNm"], 0) + 1
+    assert "은마" in counts  # 대치동's 4,424 households
+    busiest = max(counts, key=counts.get)
+    households = {r["aptNm"]: r["households"] for r in world.sql("SELECT aptNm, households FROM molit_complexes WHERE sggCd = '11680'")}
+    assert households[busiest] >= 1000  # trades follow 세대수
 
 
 def test_dev_service_answers_in_its_real_envelope(raw_get, call):

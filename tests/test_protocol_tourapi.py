@@ -92,3 +92,46 @@ def test_chains(call):
     # festival -> KASI holiday check (when kasi exists) uses yyyy / MM of eventstartdate
     fest = call("tourapi_searchFestival2", eventStartDate="20261225", eventEndDate="20261225")
     assert fest.ok and fest.records
+
+
+def test_festivals_are_the_real_ones_on_their_real_dates_and_coordinates(world, call):
+    """One record per festival of 전국문화축제표준데이터, at its real point, on a real edition's dates or (a
+    next edition due within three months) those dates moved by whole 52-week years."""
+    from datetime import date
+
+    from kopa_bench.refdata import table_rows
+    from kopa_bench.world.gen._festivals import festival_key
+
+    editions: dict[str, list[dict]] = {}
+    for r in table_rows("festivals"):
+        editions.setdefault(festival_key(r["name"]), []).append(r)
+    records = world.sql("SELECT title, eventstartdate AS s, eventenddate AS e, mapx, mapy, addr1 FROM tour_content "
+                        "WHERE contenttypeid = '15'")
+    assert len(records) > 800
+    day = lambda text: date(int(text[:4]), int(text[4:6]), int(text[6:]))  # noqa: E731
+    seen, projected = set(), 0
+    for rec in records:
+        key = festival_key(rec["title"])
+        assert key in editions, rec["title"]  # no name template
+        assert (key, rec["addr1"]) not in seen  # one record per festival
+        seen.add((key, rec["addr1"]))
+        start = day(rec["s"])
+        src = [r for r in editions[key] if (start - date.fromisoformat(r["start"])).days % 364 == 0
+               and start >= date.fromisoformat(r["start"])]
+        assert src, (rec["title"], rec["s"])  # a real edition's dates, or moved by whole years (season kept)
+        projected += all(start != date.fromisoformat(r["start"]) for r in src)
+        placed = [r for r in src if r["lat"] is not None]
+        if placed and all(r["lat"] is not None for r in src):
+            assert any(abs(float(rec["mapy"]) - r["lat"]) < 1e-6 and abs(float(rec["mapx"]) - r["lon"]) < 1e-6 for r in placed)
+    assert 0 < projected < len(records) / 10
+    busan = call("tourapi_searchFestival2", eventStartDate="20261107", eventEndDate="20261107", areaCode="6")
+    rec = next(r for r in busan.records if r["title"] == "부산불꽃축제")
+    assert (rec["eventstartdate"], rec["eventenddate"]) == ("20261107", "20261107") and rec["addr1"].startswith("부산광역시 수영구")
+    hwacheon = call("tourapi_searchFestival2", eventStartDate="20270115", eventEndDate="20270115", areaCode="32")
+    rec = next(r for r in hwacheon.records if "산천어축제" in r["title"])
+    assert (rec["eventstartdate"], rec["eventenddate"]) == ("20270109", "20270131")  # 2026-01-10..02-01, 52 weeks on
+    intro = call("tourapi_detailIntro2", contentId=rec["contentid"], contentTypeId="15").records[0]
+    assert intro["eventplace"] == "화천천 일원" or intro["eventplace"] == "화천천"
+    # winter is winter: nothing named for ice or snow runs in the summer
+    summer = call("tourapi_searchFestival2", eventStartDate="20260701", eventEndDate="20260831", numOfRows=1000)
+    assert summer.total_count > 20 and not [r["title"] for r in summer.records if any(w in r["title"] for w in ("얼음", "눈꽃", "빙어", "산천어"))]

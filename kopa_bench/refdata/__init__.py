@@ -58,6 +58,9 @@ _TABLES: dict[str, tuple[str, dict[str, pa.DataType]]] = {
         {c: pa.float64() for c in ("good_max", "moderate_max", "bad_max", "very_bad_max")},
     ),
     "tourapi_landmarks": ("tourapi_landmarks.csv", {"lat": pa.float64(), "lon": pa.float64()}),
+    "kapt_complexes": ("kapt_complexes.csv.gz", {"buildings": pa.int32(), "households": pa.int32()}),
+    "seoul_apt_trade_counts": ("seoul_apt_trade_counts.csv", {"trades": pa.int32()}),
+    "festivals": ("festivals.csv.gz", {"lat": pa.float64(), "lon": pa.float64()}),
 }
 
 #: Valid table names, in a stable order.

@@ -1,21 +1,24 @@
 """MOLIT RTMS entity rows generated per (district, contract month): every month the real service
 answers, without storing them.
 
-The world file stores apartment sales and leases for a window of months before the clock
-(world/gen/molit.py). The real RTMS services answer from 2006-01 (sales; leases from 2011-01)
-to the current month, so the other months come from here, each a pure function of (world seed,
-table, LAWD_CD, DEAL_YMD): the same rows whatever else was asked, and nothing for a month the
-world file stores (no row is ever answered twice or two ways). Officetel and row-house
-(연립다세대) reports are never stored; every month of theirs comes from here.
+The real RTMS services answer from 2006-01 (sales; leases from 2011-01) to the current month.
+Every apartment month comes from here, each a pure function of (world seed, table, LAWD_CD,
+DEAL_YMD): the same rows whatever else was asked. The world file stores the complexes
+(`molit_complexes`: the real K-apt complexes with their 세대수 and what the build drew for them:
+price per m2, unit sizes, floors) and empty report tables for their schema, so no month is
+answered two ways and consecutive months never jump. Officetel and row-house (연립다세대)
+buildings are drawn here per district.
 
-Apartment months reuse the stored window's complexes: a complex's price per m2, unit sizes, floor
-count and share of trades are read from its stored trades, and moved through time by a yearly
-Seoul price index; a complex trades only from the year it was built. Monthly counts follow yearly
-Seoul volumes split over districts by their share of real 2023 trades (see VOLUME_SOURCE).
+A complex trades from the year it was built, in proportion to its households, at its price per
+m2 moved through time by a yearly Seoul price index. Monthly counts (see VOLUME_SOURCE): a Seoul
+구's month of 2022-2023 has exactly its real number of sales; other Seoul months split the yearly
+Seoul volume over the 구 by their real 2022-2023 shares; elsewhere a district trades at Seoul's
+rate per apartment household (K-apt 세대수 of the complexes standing that year).
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import re
 import threading
@@ -26,12 +29,14 @@ import numpy as np
 import pyarrow as pa
 
 from ...clock import shift_months
+from ...refdata import table_rows
 
 FIRST_SALE_MONTH = "200601"  # RTMS sale reports start with contracts of January 2006
 FIRST_LEASE_MONTH = "201101"  # lease (전월세) reports start with January 2011
 VOLUME_SOURCE = (
-    "district shares: real 2023 Seoul apartment sales per 구 (rt.molit.go.kr download, 35,620 rows); yearly Seoul "
-    "volumes and prices: 한국부동산원 apartment sales volume and price index series, rounded (approximate)")
+    "real Seoul apartment sales per 구 and month 2022-2023 (rt.molit.go.kr download, 48,305 rows; refdata "
+    "seoul_apt_trade_counts); yearly Seoul volumes and prices: 한국부동산원 apartment sales volume and price index "
+    "series, rounded (approximate); elsewhere by K-apt households")
 
 # Seoul apartment sales per year (thousands, rounded; 2026 continues 2025's level)
 SEOUL_SALES_K = {2006: 138, 2007: 67, 2008: 66, 2009: 79, 2010: 47, 2011: 68, 2012: 48, 2013: 69, 2014: 94,
@@ -41,17 +46,10 @@ SEOUL_SALES_K = {2006: 138, 2007: 67, 2008: 66, 2009: 79, 2010: 47, 2011: 68, 20
 SEOUL_PRICE = {2006: 0.48, 2007: 0.55, 2008: 0.57, 2009: 0.55, 2010: 0.55, 2011: 0.54, 2012: 0.51, 2013: 0.49,
                2014: 0.50, 2015: 0.53, 2016: 0.56, 2017: 0.60, 2018: 0.68, 2019: 0.72, 2020: 0.82, 2021: 0.97,
                2022: 0.95, 2023: 0.86, 2024: 0.90, 2025: 0.95, 2026: 1.0}
-# share of Seoul's 2023 apartment sales per 구 (LAWD_CD), from the real monthly counts
-SEOUL_SHARE = {
-    "11110": 0.0088, "11140": 0.0155, "11170": 0.0158, "11200": 0.0439, "11215": 0.0197, "11230": 0.0429,
-    "11260": 0.0269, "11290": 0.0540, "11305": 0.0240, "11320": 0.0318, "11350": 0.0745, "11380": 0.0462,
-    "11410": 0.0367, "11440": 0.0419, "11470": 0.0454, "11500": 0.0509, "11530": 0.0416, "11545": 0.0156,
-    "11560": 0.0507, "11590": 0.0351, "11620": 0.0291, "11650": 0.0445, "11680": 0.0657, "11710": 0.0773,
-    "11740": 0.0617,
-}
 SEOUL_LEASES_K = 200  # Seoul apartment leases per year (thousands): steady where sales swing
 SEASON = np.array([0.85, 0.9, 1.1, 1.1, 1.05, 1.05, 1.0, 1.0, 0.95, 1.0, 1.0, 1.0])  # Jan..Dec
 MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+CACHE_SIZE = 256  # generated district-months kept per world (a paged month is generated once)
 
 
 def _year_value(table: dict[int, float], year: int) -> float:
@@ -77,10 +75,10 @@ class _Complex:
     seq: str
     jibun: str
     build_year: int
-    unit_price: float  # 만원 per m2 at the stored window's price level
+    unit_price: float  # 만원 per m2 at the clock's year
     areas: list[str]
     floors: int
-    weight: float
+    weight: float  # households
 
 
 @dataclass
@@ -92,21 +90,30 @@ class _District:
     unit_price: float
 
 
+def _seoul_counts() -> tuple[dict[tuple[str, str], int], dict[str, float]]:
+    """The real Seoul sales per (구, month) of 2022-2023, and each 구's share of them."""
+    counts = {(r["lawd_cd"], r["deal_ym"]): int(r["trades"]) for r in table_rows("seoul_apt_trade_counts")}
+    total = sum(counts.values())
+    share: dict[str, float] = {}
+    for (lawd, _), n in counts.items():
+        share[lawd] = share.get(lawd, 0.0) + n / total
+    return counts, share
+
+
+SEOUL_COUNTS, SEOUL_SHARE = _seoul_counts()
+
+
 class _WorldFacts:
-    """The stored window, the complexes and the districts of one world, as the generators need them."""
+    """The complexes and the districts of one world, as the generators need them."""
 
     def __init__(self, world):
         self.seed = str(world.meta.get("seed", ""))
         now = world.clock.now()
         self.clock_month = f"{now.year:04d}{now.month:02d}"
         self.clock_day = now.day
-        self.windows = {t: world.sql(f"SELECT min(deal_ymd) AS lo, max(deal_ymd) AS hi FROM {t}")[0]
-                        for t in ("molit_apt_trade", "molit_apt_rent")}
+        self.price_base = _year_value(SEOUL_PRICE, now.year)
         self.schemas = {t: world.con.sql(f"SELECT * FROM {t} LIMIT 0").to_arrow_table().schema
                         for t in ("molit_apt_trade", "molit_apt_rent")}
-        stats = {r["aptSeq"]: r for r in world.sql(
-            "SELECT aptSeq, median(deal_amount_manwon / excluUseAr::DOUBLE) AS unit, max(floor::INTEGER) AS floors, "
-            "count(*) AS n, list(DISTINCT excluUseAr ORDER BY excluUseAr) AS areas FROM molit_apt_trade GROUP BY aptSeq")}
         places = world.sql("SELECT lawd_cd, umd_name, sgg_name, sido_short FROM places ORDER BY region_cd")
         self.districts: dict[str, _District] = {}
         for p in places:
@@ -114,32 +121,44 @@ class _WorldFacts:
             if p["umd_name"] not in d.dongs:
                 d.dongs.append(p["umd_name"])
         for c in world.sql("SELECT * FROM molit_complexes ORDER BY sggCd, aptSeq"):
-            s = stats.get(c["aptSeq"]) or {}
             d = self.districts.get(c["sggCd"])
             if d is None:
                 continue
             d.complexes.append(_Complex(
-                c["sggCd"], c["umdNm"], c["aptNm"], c["aptSeq"], c["jibun"], int(c["buildYear"]),
-                float(s["unit"]) if s.get("unit") else 0.0, list(s.get("areas") or ["59.97", "84.97"]),
-                int(s.get("floors") or 15), 1.0 + float(s.get("n") or 0)))
+                c["sggCd"], c["umdNm"], c["aptNm"], c["aptSeq"], c["jibun"], int(c["buildYear"]), float(c["unit_price"]),
+                c["areas"].split(","), int(c["floors"]), float(c["households"])))
         for d in self.districts.values():
-            known = [c.unit_price for c in d.complexes if c.unit_price > 0]
-            d.unit_price = float(np.median(known)) if known else 500.0
-            for c in d.complexes:
-                c.unit_price = c.unit_price or d.unit_price
-        seoul = [len(d.complexes) for k, d in self.districts.items() if k in SEOUL_SHARE]
-        self.seoul_mean_complexes = float(np.mean(seoul)) if seoul else 40.0
-        self.stored_price = np.mean([SEOUL_PRICE.get(int(w["lo"][:4]), 1.0), SEOUL_PRICE.get(int(w["hi"][:4]), 1.0)]
-                                    if (w := self.windows["molit_apt_trade"])["lo"] else [1.0])
+            d.unit_price = float(np.median([c.unit_price for c in d.complexes])) if d.complexes else 500.0
+            known = [c.weight for c in d.complexes if c.weight > 0]
+            for c in d.complexes:  # K-apt lists brand-new complexes with 0 households
+                c.weight = c.weight or (float(np.median(known)) if known else 300.0)
+        self.seoul_households = sum(c.weight for k, d in self.districts.items() if k in SEOUL_SHARE for c in d.complexes)
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._cache_lock = threading.Lock()
 
-    def share(self, lawd: str) -> float:
-        """The district's share of a Seoul-sized market: the real 2023 share in Seoul, elsewhere by its
-        number of complexes against a mean Seoul district."""
+    def households(self, lawd: str, year: int) -> float:
+        d = self.districts.get(lawd)
+        return sum(c.weight for c in d.complexes if c.build_year <= year) if d else 0.0
+
+    def share(self, lawd: str, year: int) -> float:
+        """The district's share of a Seoul-sized market: the real 2022-2023 share in Seoul, elsewhere its
+        apartment households standing that year against Seoul's."""
         if lawd in SEOUL_SHARE:
             return SEOUL_SHARE[lawd]
-        d = self.districts.get(lawd)
-        n = len(d.complexes) if d else 0
-        return 0.8 / 25 * n / self.seoul_mean_complexes
+        return self.households(lawd, year) / self.seoul_households if self.seoul_households else 0.0
+
+    def cached(self, key: tuple, make):
+        with self._cache_lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        table = make()
+        with self._cache_lock:
+            self._cache[key] = table
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return table
 
 
 _FACTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -163,14 +182,12 @@ def _month(key: tuple) -> tuple[str, str] | None:
     return lawd, ym
 
 
-def _stored(f: _WorldFacts, table: str, ym: str) -> bool:
-    w = f.windows[table]
-    return bool(w["lo"]) and w["lo"] <= ym <= w["hi"]
-
-
-def _count(f: _WorldFacts, rng, lawd: str, ym: str, per_year_k: float) -> int:
+def _count(f: _WorldFacts, rng, lawd: str, ym: str, per_year_k: float, real: bool = False) -> int:
+    """Reports of one district-month; `real`: the real Seoul count stands where the source has one."""
     y, m = int(ym[:4]), int(ym[4:])
-    lam = per_year_k * 1000 / 12 * f.share(lawd) * SEASON[m - 1]
+    if real and (lawd, ym) in SEOUL_COUNTS:
+        return SEOUL_COUNTS[(lawd, ym)]
+    lam = per_year_k * 1000 / 12 * f.share(lawd, y) * SEASON[m - 1]
     if ym == f.clock_month:  # the current month is still being reported
         lam *= 0.45 * f.clock_day / _days_in(y, m)
     return int(rng.poisson(lam)) if lam > 0 else 0
@@ -200,18 +217,18 @@ def _table(cols: dict[str, list], schema: pa.Schema | None) -> pa.Table:
 
 # ---- apartments: sales and leases -----------------------------------------------------------------
 
-def _apartment_draw(f: _WorldFacts, table: str, lawd: str, ym: str, per_year_k: float):
+def _apartment_draw(f: _WorldFacts, table: str, lawd: str, ym: str, per_year_k: float, real: bool = False):
     rng = _rng(f.seed, table, lawd, ym)
     y = int(ym[:4])
     d = f.districts.get(lawd)
     pool = [c for c in (d.complexes if d else []) if c.build_year <= y]
-    n = _count(f, rng, lawd, ym, per_year_k) if pool else 0
+    n = _count(f, rng, lawd, ym, per_year_k, real) if pool else 0
     weights = np.array([c.weight for c in pool]) if pool else np.ones(0)
     picks = [pool[i] for i in rng.choice(len(pool), size=n, p=weights / weights.sum())] if n else []
     day = _days(f, rng, ym, n)
     area = [c.areas[i % len(c.areas)] for c, i in zip(picks, rng.integers(0, 8, n).tolist())]
     floor = np.array([1 + int(r * c.floors) for c, r in zip(picks, rng.random(n).tolist())], dtype=np.int64)
-    level = _year_value(SEOUL_PRICE, y) / f.stored_price
+    level = _year_value(SEOUL_PRICE, y) / f.price_base
     unit = np.array([c.unit_price for c in picks]) * level
     price = unit * np.array([float(a) for a in area]) * (1 + 0.003 * np.clip(floor, 0, 20)) * rng.lognormal(0, 0.06, n)
     common = {
@@ -225,16 +242,19 @@ def _apartment_draw(f: _WorldFacts, table: str, lawd: str, ym: str, per_year_k: 
 
 
 def apt_trade(world, key: tuple) -> pa.Table | None:
-    """Apartment sales of one district-month (`molit_apt_trade` rows), or None where the file stores it."""
+    """Apartment sales of one district-month (`molit_apt_trade` rows); None for a key that names none."""
     f = facts(world)
     month = _month(key)
-    if month is None or _stored(f, "molit_apt_trade", month[1]):
+    if month is None:
         return None
-    lawd, ym = month
+    return f.cached(("molit_apt_trade", *month), lambda: _apt_trade(f, *month))
+
+
+def _apt_trade(f: _WorldFacts, lawd: str, ym: str) -> pa.Table:
     if not FIRST_SALE_MONTH <= ym <= f.clock_month:
         return _table({}, f.schemas["molit_apt_trade"]).slice(0, 0)
     y, m = int(ym[:4]), int(ym[4:])
-    rng, n, day, price, cols, d = _apartment_draw(f, "molit_apt_trade", lawd, ym, _year_value(SEOUL_SALES_K, y))
+    rng, n, day, price, cols, d = _apartment_draw(f, "molit_apt_trade", lawd, ym, _year_value(SEOUL_SALES_K, y), real=True)
     amount = np.maximum(np.round(price / 10).astype(np.int64) * 10, 1000)
     # report fields the service added later stay blank before they existed
     cancelled = (rng.random(n) < 0.03) & (ym >= "202102")
@@ -261,12 +281,15 @@ def apt_trade(world, key: tuple) -> pa.Table | None:
 
 
 def apt_rent(world, key: tuple) -> pa.Table | None:
-    """Apartment leases of one district-month (`molit_apt_rent` rows), or None where the file stores it."""
+    """Apartment leases of one district-month (`molit_apt_rent` rows); None for a key that names none."""
     f = facts(world)
     month = _month(key)
-    if month is None or _stored(f, "molit_apt_rent", month[1]):
+    if month is None:
         return None
-    lawd, ym = month
+    return f.cached(("molit_apt_rent", *month), lambda: _apt_rent(f, *month))
+
+
+def _apt_rent(f: _WorldFacts, lawd: str, ym: str) -> pa.Table:
     if not FIRST_LEASE_MONTH <= ym <= f.clock_month:
         return _table({}, f.schemas["molit_apt_rent"]).slice(0, 0)
     y, m = int(ym[:4]), int(ym[4:])
@@ -399,7 +422,7 @@ def _building_draw(world, key: tuple, table: str, kind: str, first: str):
     picks = [pool[i] for i in rng.integers(0, len(pool), n)] if n else []
     day = _days(f, rng, ym, n)
     area = np.array([b.areas[i % len(b.areas)] for b, i in zip(picks, rng.integers(0, 6, n).tolist())])
-    value = (np.array([b.unit_price for b in picks]) * area * _year_value(SEOUL_PRICE, y) / f.stored_price
+    value = (np.array([b.unit_price for b in picks]) * area * _year_value(SEOUL_PRICE, y) / f.price_base
              * rng.lognormal(0, 0.08, n)) if n else np.zeros(0)
     return f, lawd, ym, rng, n, picks, day, area, value
 

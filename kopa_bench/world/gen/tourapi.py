@@ -3,7 +3,8 @@
 Areas are the 17 real TourAPI area codes; district (sigungu) codes are numbered per area in
 가나다 order of the city/county/gu names, as TourAPI does (서울: 강남구 1 ... 마포구 13 ...
 종로구 23). Content sits near real dong coordinates: attractions (12), culture facilities (14),
-festivals (15, dated around the world clock, winter festivals in Dec-Feb), courses (25),
+festivals (15: the real ones of 전국문화축제표준데이터 on their real dates and coordinates, one
+record per festival, see `_festivals`), courses (25),
 leisure (28), lodging (32), shopping (38) and restaurants (39), plus the famous real places of
 refdata `tourapi_landmarks` at their real coordinates, with their real address, category and
 an image each (so image-only orderings, arrange=O/Q/R, find them). lDongRegnCd + lDongSignguCd
@@ -17,7 +18,9 @@ import json
 from datetime import date, timedelta
 
 from ...transforms import apply_transform
+from ...transforms.regions import SIDO
 from ...refdata import table_rows
+from ._festivals import festivals
 
 DEPENDS = ["regions"]
 
@@ -88,7 +91,7 @@ def _overview(ctype: int, title: str, d: dict) -> str:
     }[ctype]
 
 
-def _intro(rng, ctype: int, cid: str, start: str, end: str, title: str, tel: str) -> dict:
+def _intro(rng, ctype: int, cid: str, start: str, end: str, title: str, tel: str, event: dict | None = None) -> dict:
     base = {"contentid": cid, "contenttypeid": str(ctype)}
     if ctype == 12:
         base.update({"heritage1": "0", "infocenter": tel, "opendate": "", "restdate": rng.choice(["매주 월요일", "연중무휴", "1월 1일, 설날·추석 당일"]),
@@ -101,6 +104,7 @@ def _intro(rng, ctype: int, cid: str, start: str, end: str, title: str, tel: str
         base.update({"eventstartdate": start, "eventenddate": end, "eventplace": title.split()[0] + " 일원", "playtime": "10:00~21:00",
                      "usetimefestival": rng.choice(["무료", "5,000원", "체험별 상이"]), "sponsor1": f"{title.split()[0]}청",
                      "sponsor1tel": tel, "agelimit": "전연령", "program": "공연, 체험 부스, 먹거리 장터"})
+        base.update(event or {})
     elif ctype == 25:
         base.update({"distance": f"{rng.randint(5, 60)}km", "taketime": rng.choice(["당일", "1박 2일", "반나절"]), "theme": "힐링", "infocentertourcourse": tel})
     elif ctype == 28:
@@ -134,7 +138,7 @@ def _festival_dates(rng, title: str, today: date) -> tuple[str, str]:
 
 
 def generate(ctx) -> dict:
-    rng = ctx.rng("tourapi")
+    rng = main_rng = ctx.rng("tourapi")
     places = ctx.rows("places")
     today = ctx.clock.today()
     areas = table_rows("tourapi_area_codes")
@@ -161,7 +165,10 @@ def generate(ctx) -> dict:
     used_ids: set[int] = {int(r["contentid"]) for r in landmarks if r["contentid"]}  # real ids are reserved
     t0 = ctx.clock.now()
 
-    def add(ctype: int, d: dict, title: str, lat: float, lon: float, real: dict | None = None):
+    def add(ctype: int, d: dict, title: str, lat: float, lon: float, real: dict | None = None, r=None,
+            event: dict | None = None):
+        """One content item; `real`: its real record's fields, `event`: a real festival's dates and details."""
+        rng = r or main_rng
         real = real or {}
         if real.get("contentid"):
             cid = int(real["contentid"])
@@ -184,16 +191,14 @@ def generate(ctx) -> dict:
         created = t0 - timedelta(days=rng.randint(30, 4000), seconds=rng.randint(0, 86399))
         modified = min(t0 - timedelta(hours=1), created + timedelta(days=rng.randint(0, 3000)))
         start = end = ""
-        if ctype == 15:
+        if event:
+            start, end = event["start"], event["end"]
+        elif ctype == 15:
             start, end = _festival_dates(rng, title, today)
-            if title == "화천산천어축제":
-                start, end = f"{today.year + 1}0109", f"{today.year + 1}0131"
-            elif title == "보령머드축제":
-                start, end = f"{today.year}0718", f"{today.year}0810"
         c = CATS[ctype]
         if real.get("cat3"):
             c = (real["cat1"], real["cat2"], real["cat3"]) + ((real["lcls1"], real["lcls2"], real["lcls3"]) if real["lcls3"] else c[3:])
-        image = _landmark_image(title) if real else f"{cid % 100:02d}/{cid}"
+        image = _landmark_image(title) if real and not event else f"{cid % 100:02d}/{cid}"
         content.append({
             "contentid": str(cid), "contenttypeid": str(ctype), "title": title, "addr1": addr1, "addr2": f"({d['umd_name']})",
             "zipcode": real["zipcode"] if real else f"{rng.randint(1000, 63999):05d}", "areacode": area, "sigungucode": sgg_code[(area, skey)],
@@ -204,11 +209,13 @@ def generate(ctx) -> dict:
             "firstimage2": f"http://tong.visitkorea.or.kr/cms/resource/{image}_image3_1.jpg" if img else "",
             "cpyrhtDivCd": ("Type3" if rng.random() < 0.7 else "Type1") if img else "",
             "createdtime": created.strftime("%Y%m%d%H%M%S"), "modifiedtime": modified.strftime("%Y%m%d%H%M%S"),
-            "overview": _overview(ctype, title, d), "homepage": "", "telname": title if tel else "",
+            "overview": event["overview"] if event else _overview(ctype, title, d),
+            "homepage": event["homepage"] if event else "", "telname": title if tel else "",
             "eventstartdate": start, "eventenddate": end, "lat": lat, "lon": lon,
         })
         intro.append({"contentid": str(cid), "contenttypeid": str(ctype),
-                      "fields": json.dumps(_intro(rng, ctype, str(cid), start, end, title, tel), ensure_ascii=False)})
+                      "fields": json.dumps(_intro(rng, ctype, str(cid), start, end, title, tel, event and event["intro"]),
+                                           ensure_ascii=False)})
 
     for lawd in sorted(by_lawd):
         dongs = by_lawd[lawd]
@@ -216,6 +223,11 @@ def generate(ctx) -> dict:
             for _ in range(rng.randint(lo, hi)):
                 d = rng.choice(dongs)
                 add(ctype, d, _title(rng, ctype, d), d["lat"] + rng.uniform(-0.006, 0.006), d["lon"] + rng.uniform(-0.007, 0.007))
+    # generated festivals are drawn and dropped, so every other generated item keeps its draws; the real
+    # festivals take their place below
+    kept = [i for i, c in enumerate(content) if c["contenttypeid"] != "15"]
+    content[:] = [content[i] for i in kept]
+    intro[:] = [intro[i] for i in kept]
     # famous places at their real coordinates, in their legal dong (else the nearest dong of their district)
     for real in landmarks:
         lat, lon = real["lat"], real["lon"]
@@ -225,4 +237,63 @@ def generate(ctx) -> dict:
         named = [p for p in cands if p["umd_name"] == real["dong"]]
         d = min(named or cands, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
         add(int(real["contenttypeid"]), d, real["title"], lat, lon, real)
+    _add_festivals(ctx, places, today, add)
     return {"tour_areas": area_rows, "tour_content": content, "tour_intro": intro}
+
+
+_SIDO_FULL = {name: full for _, full, short, others in SIDO for name in (full, short, *others)}
+
+
+def _district_index(places: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """(시도, 시군구 without spaces) -> its dongs, in region-code order."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for p in sorted(places, key=lambda p: p["region_cd"]):
+        out.setdefault((p["sido_name"], p["sgg_name"].replace(" ", "")), []).append(p)
+    return out
+
+
+def _district_of(text: str, index: dict[tuple[str, str], list[dict]]) -> list[dict] | None:
+    """The dongs of the district an address (or a provider's name) names, else None."""
+    tokens = text.split()
+    if not tokens:
+        return None
+    sido = _SIDO_FULL.get(tokens[0])
+    rest = tokens[1:] if sido else tokens
+    for n in (2, 1):
+        sgg = "".join(rest[:n])
+        if len(rest) < n or not sgg:
+            continue
+        hits = [k for k in index if k[1] == sgg and (sido is None or k[0] == sido)]
+        if len(hits) == 1:
+            return index[hits[0]]
+    return index.get((sido, "")) if sido else None  # 세종: a 시도 without districts
+
+
+def _add_festivals(ctx, places: list[dict], today: date, add) -> None:
+    """The real festivals, one TourAPI record each (`_festivals`), in their district at their real point
+    (the dong the address names, or the district's first dong, where the source has no coordinates)."""
+    rng = ctx.rng("tourapi.festivals")
+    index = _district_index(places)
+    district: dict[int, list[dict] | None] = {}
+    rows = table_rows("festivals")
+    for r in rows:
+        district[id(r)] = (_district_of(r["road_addr"], index) or _district_of(r["jibun_addr"], index)
+                           or _district_of(r["provider"], index))
+    located = [r for r in rows if district[id(r)]]
+    for f in festivals(located, lambda r: district[id(r)][0]["lawd_cd"], today):
+        row, dongs = f.row, district[id(f.row)]
+        if row["lat"] is not None and row["lon"] is not None:
+            lat, lon = row["lat"], row["lon"]
+            d = min(dongs, key=lambda p: (p["lat"] - lat) ** 2 + (p["lon"] - lon) ** 2)
+        else:
+            named = [p for p in dongs if p["umd_name"] in row["jibun_addr"].split()]
+            d = (named or dongs)[0]
+            lat, lon = d["lat"], d["lon"]
+        start, end = f.start.strftime("%Y%m%d"), f.end.strftime("%Y%m%d")
+        overview = f"{f.title}은(는) {row['place']}에서 열리는 축제이다. {row['content']}".strip()
+        event = {"start": start, "end": end, "overview": overview, "homepage": row["homepage"],
+                 "intro": {"eventplace": row["place"], "sponsor1": row["host"] or row["organizer"],
+                           "sponsor2": row["organizer"] if row["organizer"] != row["host"] else "",
+                           "sponsor1tel": row["tel"], "program": row["content"], "eventhomepage": row["homepage"]}}
+        addr = row["road_addr"] or row["jibun_addr"]
+        add(15, d, f.title, lat, lon, real={"addr1": addr, "tel": row["tel"], "zipcode": ""}, r=rng, event=event)
