@@ -23,7 +23,7 @@ from .probing import inherited_args
 from .queries import field_label
 from .seeds import SeedSampler, value_fits
 from .selections import maybe_partial, wide_args
-from .walks import answer_fields, best_bindings, random_path, ref_expr, step_args, successors
+from .walks import ASKABLE_KINDS, answer_fields, best_bindings, random_path, ref_expr, step_args, successors
 
 SHAPES = ["sequential", "fan-out", "reduction", "parallel", "comparison", "conditional"]
 SELECT_SHARE = 0.25
@@ -76,6 +76,11 @@ def _num(v: Any) -> float | None:
         return float(str(v).replace(",", "").strip())
     except (TypeError, ValueError):
         return None
+
+
+def _plan_summary(plan: dict) -> dict:
+    """The plan keys a trajectory keeps (queries and answers are worded from them)."""
+    return {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select", "branch_fields", "axis", "subject")}
 
 
 class Synthesizer:
@@ -451,7 +456,7 @@ class Synthesizer:
             return None
         tool = steps[-1]["tool"]
         kinds = self.vg.nodes[tool].get("field_kinds", {}) if tool in self.vg else {}
-        pref = sorted(f for f, k in kinds.items() if k in ("measure", "grade", "name", "station_name", "text", "date", "address"))
+        pref = sorted(f for f, k in kinds.items() if k in ASKABLE_KINDS)
         pool = pref or sorted(kinds)
         rng.shuffle(pool)
         sid = steps[-1]["id"]
@@ -459,7 +464,7 @@ class Synthesizer:
                   "tool": tool, "resolved": None} for i, f in enumerate(pool[:2], start=1)]
         why = run.stopped or "a step returned no usable records"
         return {"task": draft, "run": run, "facts": facts, "failure": why,
-                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select", "branch_fields", "axis", "subject")},
+                "plan": _plan_summary(plan),
                 "n_calls": len(run.executed)}
 
     def _answered(self, plan: dict, steps: list[dict], draft: dict, run: Any, rng) -> dict | None:
@@ -529,4 +534,4 @@ class Synthesizer:
             return None
         n_calls = len(run.executed)
         return {"task": draft, "run": run, "facts": [{**fx, "resolved": r.value} for fx, r in zip(facts, resolved)],
-                "plan": {k: v for k, v in plan.items() if k in ("reduce", "cond_ref", "compare", "select", "branch_fields", "axis", "subject")}, "n_calls": n_calls}
+                "plan": _plan_summary(plan), "n_calls": n_calls}

@@ -69,12 +69,16 @@ def random_path(vg: nx.DiGraph, rng: random.Random, start: str, length: int) -> 
     return path
 
 
+# field kinds a request asks about by name: measurements, grades, names, dates, addresses
+ASKABLE_KINDS = frozenset({"measure", "grade", "name", "station_name", "text", "date", "address"})
+
+
 def answer_fields(vg: nx.DiGraph, tool: str, record: dict, k: int = 2, rng: random.Random | None = None) -> list[str]:
     """Informative fields of a record to ask about: measurements and names with values."""
     kinds = vg.nodes[tool].get("field_kinds", {})
     good = [f for f, v in record.items() if v not in (None, "", "-") and not isinstance(v, (dict, list))
             and len(str(v)) <= 40]
-    pref = [f for f in good if kinds.get(f) in ("measure", "grade", "name", "station_name", "text", "date", "address")]
+    pref = [f for f in good if kinds.get(f) in ASKABLE_KINDS]
     pool = pref or good
     if rng is not None:
         pool = sorted(pool)

@@ -277,15 +277,11 @@ def paired(run_a: Path = typer.Argument(..., help="run A (the baseline)"),
     """Paired comparison of two runs item by item: B - A with a CI and an exact McNemar p-value."""
     from kopa_bench.episodes import RunDirError
     from kopa_bench.runner.steps import run_mode
-    from kopa_bench.scoring.paired import paired_compare
+    from kopa_bench.scoring.paired import paired_compare, run_items
 
     def items(run_dir: Path) -> tuple[dict[str, float], dict[str, str], str]:
         scores, _summary, _ = score_dir(run_dir, n_boot=10)
-        if run_mode(run_dir) == "steps":
-            return ({f"{s.task_id}#{s.seed}#{s.position}": float(s.correct) for s in scores},
-                    {f"{s.task_id}#{s.seed}#{s.position}": s.task_id for s in scores}, "steps")
-        return ({f"{s.task_id}#{s.seed}": float(s.success) for s in scores},
-                {f"{s.task_id}#{s.seed}": s.task_id for s in scores}, "episodes")
+        return (*run_items(scores), run_mode(run_dir))
 
     try:
         (a, ca, ma), (b, cb, mb) = items(run_a), items(run_b)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from .aggregate import strict_json
 
@@ -23,6 +23,19 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     k = min(only_a, only_b)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
     return min(1.0, 2 * tail)
+
+
+def run_items(scores: Iterable[Any]) -> tuple[dict[str, float], dict[str, str]]:
+    """(item -> 1.0 right / 0.0 wrong, item -> its task) of a run's scores: step scores by
+    task, seed and position; episode scores by task and seed (right = success)."""
+    items: dict[str, float] = {}
+    cluster: dict[str, str] = {}
+    for s in scores:
+        steps = hasattr(s, "position")
+        key = f"{s.task_id}#{s.seed}#{s.position}" if steps else f"{s.task_id}#{s.seed}"
+        items[key] = float(s.correct if steps else s.success)
+        cluster[key] = s.task_id
+    return items, cluster
 
 
 def paired_compare(a: Mapping[str, float], b: Mapping[str, float], *, cluster: Mapping[str, str] | None = None,

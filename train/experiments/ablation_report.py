@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from kopa_bench.cli.bench_cmd import score_dir
-from kopa_bench.scoring.paired import paired_compare
+from kopa_bench.scoring.paired import paired_compare, run_items
 
 
 def _kv(items: list[str]) -> list[tuple[str, str]]:
@@ -27,11 +27,6 @@ def _kv(items: list[str]) -> list[tuple[str, str]]:
         k, v = s.split("=", 1)
         out.append((k, v))
     return out
-
-
-def _items(scores) -> tuple[dict[str, float], dict[str, str]]:
-    key = lambda s: f"{s.task_id}#{s.seed}#{s.position}"  # noqa: E731
-    return {key(s): float(s.correct) for s in scores}, {key(s): s.task_id for s in scores}
 
 
 def _pct(x, ci=None) -> str:
@@ -53,7 +48,7 @@ def main() -> None:
     scored = {}
     for name, run in arms:
         scores, summary, completeness = score_dir(Path(run), n_boot=a.n_boot)
-        items, cluster = _items(scores)
+        items, cluster = run_items(scores)
         scored[name] = {"run": run, "summary": summary, "items": items, "cluster": cluster,
                         "complete": completeness.complete}
     base = arms[0][0]
