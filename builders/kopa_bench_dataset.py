@@ -23,7 +23,7 @@ from kopa_bench.tasks.task_schema import Task
 from .card import render_card
 from .parquet_io import dumps, folder_hash, folder_manifest, write_parquet
 
-DATASET_VERSION = "2.1.0"
+DATASET_VERSION = "3.0.0"
 
 TASK_SCHEMA = ROW_SCHEMA
 TOOL_SCHEMA = pa.schema([

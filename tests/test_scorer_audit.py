@@ -41,7 +41,7 @@ def test_mutant_kinds_cover_the_issue() -> None:
     kinds = {m.kind for m in mutants(task, gold)}
     # counts have no other record to swap in, so no swapped_source here (air_correct has one)
     assert {"wrong_value", "extra_argument", "type_change", "dropped_call", "extra_call", "reordered_parallel",
-            "text_punctuation"} <= kinds
+            "text_punctuation", "echoed_results"} <= kinds
     task, gold, _ = _gold("i21_f5_bfcl_punctuation")  # 'Washington state': free text with a space and case
     assert {"text_case", "text_space", "text_punctuation"} <= {m.kind for m in mutants(task, gold)}
     task, gold, _ = _gold("air_correct")

@@ -50,6 +50,7 @@ KINDS: dict[str, tuple[bool, str | None]] = {
     "swapped_source": (True, "data_flow"),
     "dropped_call": (True, "action_recall"),
     "extra_call": (True, "action_precision"),
+    "echoed_results": (True, "response"),
     "reordered_parallel": (False, None),
     "text_case": (False, None),
     "text_space": (False, None),
@@ -71,6 +72,7 @@ class Mutant:
     where: str
     calls: list[CallRecord]
     format2: bool = False
+    final: str | None = None  # a replaced final answer (None: the oracle's)
 
 
 class MutationResult(BaseModel):
@@ -256,8 +258,16 @@ def _merged_pages(task: Task, gold: GoldRun, calls: list[CallRecord]) -> Iterato
         yield Mutant("merged_pages", f"{pages[0].step_id} ({len(pages)} pages in one call)", out)
 
 
+def _echo(calls: list[CallRecord]) -> str | None:
+    """The final answer of a model that pastes its tool results instead of answering."""
+    return "\n".join(c.result.for_model() for c in calls if c.records) or None
+
+
 def _mutants(task: Task, gold: GoldRun) -> Iterator[Mutant]:
     calls = oracle_calls(gold)
+    echo = _echo(calls)
+    if echo is not None:
+        yield Mutant("echoed_results", "final answer", calls, final=echo)
     catalog = get_catalog()
     index = {c.id: i for i, c in enumerate(calls)}
     for i, run, arg, value, kind in _step_args(task, gold, calls):
@@ -347,15 +357,15 @@ def audit_task(task: Task, gold: GoldRun, facts: list[ResolvedFact], answer: Cal
     """(the oracle's axes, one result per mutant) for one task."""
     final = answer(facts)
 
-    def score(calls: list[CallRecord]) -> EpisodeScore:
-        ep = Episode(task_id=task.id, model="oracle-mutant", final_answer=final, calls=calls)
+    def score(calls: list[CallRecord], answer_text: str | None = None) -> EpisodeScore:
+        ep = Episode(task_id=task.id, model="oracle-mutant", final_answer=final if answer_text is None else answer_text, calls=calls)
         return score_episode(task, gold, ep, facts)
 
     base = _axes(score(oracle_calls(gold)))
     out = []
     for m in mutants(task, gold):
         real, axis = KINDS[m.kind]
-        got = _axes(score(m.calls))
+        got = _axes(score(m.calls, m.final))
         changed = [a for a in AXES if got[a] != base[a]]
         if real:
             caught = base[axis] is not None and got[axis] is not None and got[axis] < base[axis]

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from kopa_bench.episodes import CallRecord, Episode
+from kopa_bench.scoring.answer_text import read_answer
 from kopa_bench.scoring.matching import Matching, match_calls, norm_text
 from kopa_bench.scoring.values import text_form, tool_kinds, values_equal, wire
 from kopa_bench.scoring.normalize import RecordValues, fact_in_text, items_stated
@@ -487,13 +488,16 @@ def score_episode(task: Task, gold: GoldRun, episode: Episode, facts: list[Resol
     calls = episode.calls
     recv = _received(calls, visible_records)
     diag: list[str] = []
+    answer = read_answer(episode.final_answer)
+    if answer.echoed:
+        diag.append(f"final answer echoes {answer.echoed} JSON block(s) (tool output): not read as an answer")
 
     fact_scores = []
     for f in facts:
         if f.kind == "list":
-            stated, grounded, why = _list_fact(f, episode.final_answer, recv, gold)
+            stated, grounded, why = _list_fact(f, answer.prose, recv, gold)
         else:
-            stated = _stated(f, episode.final_answer)
+            stated = _stated(f, answer.prose)
             if f.direct and f.kind != "bool":
                 # the count of a for_each / paged step is in no single result: the agent had to receive it all
                 grounded = recv.values.contains(f) or bool(f.sources) and all(
