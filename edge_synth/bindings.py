@@ -29,7 +29,9 @@ class Binding:
     to_kind: str
     prior: float
     record_ref: bool  # the transform reads the whole record (coordinate conversions)
-    parts: tuple[str, ...] | None = None  # a documented join of two fields ('lDongRegnCd+lDongSignguCd')
+    # a documented join of two fields ('lDongRegnCd+lDongSignguCd'); with record_ref, the two
+    # fields a record transform reads (a point's x and y for `xy_point`)
+    parts: tuple[str, ...] | None = None
     xref: bool = False  # the documentation names the other side
     # posterior evidence, present on the bindings of a verified graph
     alpha: float | None = None
@@ -63,7 +65,9 @@ class Binding:
         return record.get(self.from_field)
 
     def has_source(self, record: dict) -> bool:
-        return self.record_ref or not is_missing(self.source_value(record))
+        if self.record_ref:
+            return not self.parts or not any(is_missing(record.get(x)) for x in self.parts)
+        return not is_missing(self.source_value(record))
 
     def value(self, record: dict) -> Any:
         """The value passed to B from one record of A (raises ValueError if there is none)."""

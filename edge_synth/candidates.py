@@ -10,6 +10,7 @@ candidate bindings (from_field, to_param, transform, prior). Save/load as JSON n
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from .bindings import Binding
 from .control_params import is_control
 from .groups import carried_keys, derive_groups, half_bound
 from .retriever import ToolRetriever, tokenize
-from .values import RECORD_TRANSFORMS, SIDO_SHORT, TEMPORAL_KINDS, WEAK_FROM_KINDS, infer_kind, transforms_for
+from .values import POINT_SYSTEMS, RECORD_TRANSFORMS, SIDO_SHORT, TEMPORAL_KINDS, WEAK_FROM_KINDS, infer_kind, transforms_for
 
 _LATLON_PAIRS = (("lat", "lon"), ("latitude", "longitude"), ("mapy", "mapx"), ("gpslati", "gpslong"),
                  ("gpsLati", "gpsLong"), ("YPos", "XPos"), ("yPos", "xPos"),
@@ -210,6 +211,37 @@ def score_binding(fname: str, finfo: dict, pname: str, pinfo: dict, neighbour: f
     return out
 
 
+def coordinate_pairs(fields: dict[str, dict]) -> list[tuple[str, str, str, float]]:
+    """The points a record carries: (x field, y field, crs, confidence) for each x-kind field
+    (longitude, TM x, UTM-K x) with the y-kind field of the same system whose name shares the
+    longest prefix with it (stationLongitude with stationLatitude, mapx with mapy). Read from the
+    field kinds, so any catalog's coordinate fields pair up."""
+    out = []
+    for xk, yk, crs, conf in POINT_SYSTEMS:
+        ys = [f for f, i in fields.items() if i["kind"] == yk and not i.get("parts")]
+        for xf in (f for f, i in fields.items() if i["kind"] == xk and not i.get("parts")):
+            if ys:
+                yf = max(ys, key=lambda y: (len(os.path.commonprefix([xf.lower(), y.lower()])), -ys.index(y)))
+                out.append((xf, yf, crs, conf))
+    return out
+
+
+def point_bindings(fields: dict[str, dict], pname: str, pinfo: dict, neighbour: float) -> list[Binding]:
+    """Bindings of one "x,y" point parameter from two coordinate fields of one record of A (the
+    `xy_point` transform reads the record; another CRS is converted to WGS84, the system a point
+    parameter of the catalog documents)."""
+    out = []
+    for xf, yf, crs, conf in coordinate_pairs(fields):
+        dsim = max(desc_similarity(fields[f]["desc"], pinfo["desc"]) if fields[f]["desc"] and pinfo["desc"] else 0.0
+                   for f in (xf, yf))
+        score = 0.45 * conf + 0.15 * dsim + 0.10 * neighbour
+        # from_field is the x field (a real field, as the other record transforms name their first)
+        out.append(Binding(from_field=xf, to_param=pname, transform="xy_point",
+                           transform_args={"x": xf, "y": yf, "crs": crs}, from_kind=fields[xf]["kind"],
+                           to_kind=pinfo["kind"], prior=round(min(1.0, score), 4), record_ref=True, parts=(xf, yf)))
+    return out
+
+
 def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = None, *, k_same: int = 15,
                           k_cross: int = 10, min_score: float = 0.3, self_loops: bool = False) -> nx.DiGraph:
     """The candidate graph over every tool pair of the catalog."""
@@ -248,6 +280,9 @@ def build_candidate_graph(catalog: Any, samples: dict[str, list[dict]] | None = 
                 continue
             bindings = []
             for pname, pinfo in kinds.params[b].items():
+                if pinfo["kind"] == "point_xy":
+                    bindings += [c for c in point_bindings(fields, pname, pinfo, nb_score.get(b, 0.0)) if c.prior >= min_score]
+                    continue
                 for fname, finfo in fields.items():
                     xref = cross_reference(ref.op, fname, finfo["desc"], bref.op, pname, pinfo["desc"])
                     for cand in score_binding(fname, finfo, pname, pinfo, nb_score.get(b, 0.0), xref):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from .selections import SelectConfig, probe_selection
 from .walks import best_bindings
 
 EVAL_DIR = Path(__file__).parent / "eval"
+# a reference operation written as another operation's variant: "(request=getAddress variant)"
+_VARIANT = re.compile(r"\(\s*\w+\s*=\s*(\w+)\s+variant\s*\)")
 
 
 def map_reference_op(op_id: str, catalog: Any) -> str | None:
@@ -27,6 +30,9 @@ def map_reference_op(op_id: str, catalog: Any) -> str | None:
     head = op_id.split()[0]
     parts = head.split(".")
     opname, prefix = parts[-1], parts[0].lower()
+    variant = _VARIANT.search(op_id)
+    if variant:  # 'vworld.getcoord (request=getAddress variant)': the variant is its own operation
+        opname = variant.group(1)
     hits = [r for r in catalog if r.op.name == opname or r.op.tool.endswith("_" + opname)]
     if not hits:
         return None
@@ -120,6 +126,6 @@ def audit_sample(vg: nx.DiGraph, refs: list[dict], k: int = 50, seed: int = 2026
     rng = random.Random(seed)
     pick = rng.sample(pool, min(k, len(pool)))
     return [{"from_tool": a, "to_tool": b,
-             "bindings": [f"{x.from_field}->{x.to_param} via {x.transform}" for x in best_bindings(vg, a, b)]
+             "bindings": [f"{'+'.join(x.parts) if x.parts else x.from_field}->{x.to_param} via {x.transform}" for x in best_bindings(vg, a, b)]
              or [f"select {x['match']}: {x['from_field']} ~ {x['to_field']}" for x in vg.edges[a, b].get("selections", [])],
              "posterior": vg.edges[a, b].get("posterior")} for a, b in sorted(pick)]

@@ -97,6 +97,7 @@ TOOL_FIELD_KO: dict[tuple[str, str], str] = {
     ("tourapi_areaCode2", "name"): "지역명",
     ("airkorea_getMsrstnList", "addr"): "측정소 주소",
     ("airkorea_getNearbyMsrstnList", "addr"): "측정소 주소",
+    ("vworld_getAddress", "type"): "주소 유형",
 }
 
 # tool -> what a person calls the information (a tool title names an API, not a need)
@@ -165,4 +166,5 @@ TOPIC_KO: dict[str, str] = {
     "seoul_bikeList": "따릉이 대여소 현황",
     "seoul_subway_realtimeStationArrival": "지하철 실시간 도착정보",
     "vworld_getcoord": "주소 좌표",
+    "vworld_getAddress": "좌표의 주소",
 }

@@ -118,6 +118,7 @@ _DATE_DASH = re.compile(r"^(19|20)\d{2}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _YYYYMM = re.compile(r"^(19|20)\d{2}(0[1-9]|1[0-2])$")
 _DATETIME = re.compile(r"^(19|20)\d{2}-?\d{2}-?\d{2}[ T]\d{2}:?\d{2}")
 _FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
+_POINT_XY = re.compile(r"^-?\d+\.\d+\s*,\s*-?\d+\.\d+$")  # decimals both sides: "82,500" is an amount
 
 
 def kind_of_value(value: Any) -> str | None:
@@ -143,6 +144,8 @@ def kind_of_value(value: Any) -> str | None:
         return "hhmm"
     if re.fullmatch(r"\d{10}", text):
         return "legal_code" if text[:2] in {c for c, *_ in SIDO} | {"42", "45"} else "id"
+    if _POINT_XY.match(text):
+        return "point_xy"
     if _FLOAT.match(text):
         x = float(text)
         if "." in text and 33.0 <= x <= 39.0:
@@ -177,8 +180,8 @@ def infer_kind(name: str, desc: str = "", values: Iterable[Any] = ()) -> str:
     vvotes = kinds_from_values(values)
     text_kind = votes.most_common(1)[0][0] if votes else None
     value_kind = vvotes.most_common(1)[0][0] if vvotes else None
-    if value_kind == "sido_short":
-        return "sido_short"
+    if value_kind in ("sido_short", "point_xy"):
+        return value_kind
     if value_kind == "tm":
         return text_kind if text_kind in ("tm_x", "tm_y", "utmk_x", "utmk_y") else "tm_x"
     if text_kind is None:
@@ -256,6 +259,9 @@ KIND_TRANSFORMS: dict[str, dict[str, list[tuple[str, dict, float]]]] = {
 # Transforms that read a whole record (coordinate pairs): the reference is the record itself.
 RECORD_TRANSFORMS = {"kma_nx", "kma_ny", "wgs84_to_tm_x", "wgs84_to_tm_y", "tm_to_lat", "tm_to_lon",
                      "utmk_to_lat", "utmk_to_lon"}
+
+# Coordinate systems whose two fields make one "x,y" point (x kind, y kind, the `xy_point` crs, confidence).
+POINT_SYSTEMS = (("lon", "lat", "wgs84", 0.95), ("tm_x", "tm_y", "tm", 0.8), ("utmk_x", "utmk_y", "utmk", 0.8))
 
 # Kinds that carry no identity worth chaining on (measurements, grades, free text).
 WEAK_FROM_KINDS = {"measure", "grade", "text", "meta"}

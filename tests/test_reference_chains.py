@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -28,8 +29,10 @@ BY_INDEX = {p["index"]: p for p in PROGRAMS["links"]}
 
 
 def _op_name(op_id: str) -> str:
-    """'airkorea.MsrstnInfoInqireSvc.getTMStdrCrdnt' -> 'getTMStdrCrdnt'; 'neis.schoolInfo' -> 'schoolInfo'."""
-    return op_id.split(":")[-1].split(".")[-1].split()[0]
+    """'airkorea.MsrstnInfoInqireSvc.getTMStdrCrdnt' -> 'getTMStdrCrdnt'; 'neis.schoolInfo' -> 'schoolInfo';
+    'vworld.getcoord (request=getAddress variant)' -> 'getAddress' (the variant is its own operation)."""
+    m = re.search(r"\(\s*\w+\s*=\s*(\w+)\s+variant\s*\)", op_id)
+    return m.group(1) if m else op_id.split(":")[-1].split(".")[-1].split()[0]
 
 
 def _tools_by_op(catalog) -> dict[str, str]:

@@ -62,6 +62,9 @@ CASES = [
     ("latlon_to_kma_grid", {"mapy": "35.1796", "mapx": "129.0756"}, {}, (98, 76)),
     ("latlon_to_kma_grid", {"gpslati": 36.3504, "gpslong": 127.3845}, {}, (67, 100)),
     ("kma_nx", {"YPos": "33.4996", "XPos": "126.5312"}, {}, 53),
+    ("xy_point", {"stationLatitude": "37.49795", "stationLongitude": "127.02758"},
+     {"x": "stationLongitude", "y": "stationLatitude"}, "127.02758,37.49795"),
+    ("xy_point", (126.978, 37.5665), {}, "126.978,37.5665"),
     ("kma_ny", {"lat": 37.5172, "lon": 127.0473}, {}, 126),
     ("yyyymmdd", "2024-10-03", {}, "20241003"),
     ("yyyymmdd", 20241003, {}, "20241003"),  # KASI locdate is an int

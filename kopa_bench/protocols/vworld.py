@@ -6,13 +6,18 @@ Envelope `{"response":{"service":{...},"status":"OK","input":{...},"refined":{"t
 `error{level,code,text}` (INVALID_KEY, PARAM_REQUIRED, INVALID_TYPE, ...). XML by default,
 `format=json` (case-insensitive). x = longitude, y = latitude (strings). Addresses come from
 the juso buildings (same table), so juso roadAddr/jibunAddr geocode.
+getAddress (`request=getAddress&point=x,y&type=both|road|parcel`, the reverse geocoder on the same
+path, routed by `request` case-insensitively) answers `"input":{"point":{"x","y"},"crs","type"}` and
+`"result":[{"zipcode","type","text","structure":{...}}]` (both: parcel, then road), or NOT_FOUND.
 Deviations: level4AC carries the legal-dong code (the world has no 행정동 codes); crs
-epsg:5179 and epsg:3857 are supported, other CRS get INVALID_RANGE.
+epsg:5179 and epsg:3857 are supported, other CRS get INVALID_RANGE; getAddress answers the nearest
+building within the spec's radius (the world has no parcel polygons).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import xmltodict
@@ -20,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import JSON_CT, XML_CT, Parsed, RequestSpec, decode_payload, op_routes, validate_params, wants_json
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, decode_payload, validate_params, wants_json
 
 ERR_TEXT = {
     "INVALID_KEY": "등록되지 않은 인증키입니다.", "INCORRECT_KEY": "인증키 정보가 올바르지 않습니다.",
@@ -40,11 +45,11 @@ def _respond(doc: dict, as_json: bool) -> Response:
     return Response(xmltodict.unparse(doc, encoding="UTF-8", short_empty_elements=True), headers={"Content-Type": XML_CT})
 
 
-def _error(code: str, as_json: bool, arg: str = "", level: str = "1") -> Response:
+def _error(code: str, as_json: bool, arg: str = "", level: str = "1", op: str = "getcoord") -> Response:
     text = ERR_TEXT.get(code, ERR_TEXT["UNKNOWN_ERROR"])
     if "%s" in text:
         text = text % arg
-    return _respond({"response": {"service": _service(), "status": "ERROR",
+    return _respond({"response": {"service": _service(op), "status": "ERROR",
                                   "error": {"level": level, "code": code, "text": text}}}, as_json)
 
 
@@ -55,10 +60,95 @@ def fault_response(kind: str, ref) -> Response:
 CRS = {"epsg:4326", "epsg:5179", "epsg:3857"}
 
 
-def make_endpoint(ref, ctx):
+def _mercator(lat: float, lon: float) -> tuple[float, float]:
+    """EPSG:3857 (x, y) of a WGS84 point (spherical Web Mercator)."""
+    return lon * 20037508.34 / 180, math.log(math.tan((90 + lat) * math.pi / 360)) / (math.pi / 180) * 20037508.34 / 180
+
+
+def _lonlat(x: float, y: float, crs: str) -> tuple[float, float]:
+    """WGS84 (lon, lat) of a point given in `crs` (one of CRS)."""
+    if crs == "epsg:5179":
+        from ..geo import utmk_to_wgs84
+
+        lat, lon = utmk_to_wgs84(x, y)
+        return lon, lat
+    if crs == "epsg:3857":
+        lon = x * 180 / 20037508.34
+        lat = math.atan(math.exp(y * math.pi / 20037508.34)) * 360 / math.pi - 90
+        return lon, lat
+    return x, y
+
+
+def _geocode(ref, ctx, params: dict, as_json: bool) -> Response:
+    kind = params["type"].upper()
+    if kind not in ("ROAD", "PARCEL"):
+        return _error("INVALID_RANGE", as_json, "type")
+    crs = (params.get("crs") or "epsg:4326").lower()
+    if crs not in CRS:
+        return _error("INVALID_RANGE", as_json, "crs")
+    params["type"] = kind
+    rows, _ = ctx.world.rows_for(ref.op, params)
+    if not rows:
+        return _respond({"response": {"service": _service(), "status": "NOT_FOUND",
+                                      "record": {"total": "0", "current": "0"}}}, as_json)
+    r = rows[0]
+    if crs == "epsg:4326":
+        x, y = f"{r['lon']:.9f}", f"{r['lat']:.9f}"
+    elif crs == "epsg:5179":
+        x, y = r["entX"], r["entY"]
+    else:
+        mx, my = _mercator(r["lat"], r["lon"])
+        x, y = f"{mx:.6f}", f"{my:.6f}"
+    refine = (params.get("refine") or "true").lower() != "false"
+    simple = (params.get("simple") or "false").lower() == "true"
+    resp: dict[str, Any] = {"service": _service(), "status": "OK",
+                            "input": {"type": kind.lower(), "address": params["address"]}}
+    if refine and not simple:
+        resp["refined"] = {"text": r["text"], "structure": r["structure"]}
+    resp["result"] = {"crs": crs.upper(), "point": {"x": x, "y": y}}
+    return _respond({"response": resp}, as_json)
+
+
+STRUCTURE = ("level0", "level1", "level2", "level3", "level4L", "level4LC", "level4A", "level4AC", "level5", "detail")
+
+
+def _reverse(ref, ctx, params: dict, as_json: bool) -> Response:
+    op = "getAddress"
+    crs = (params.get("crs") or "epsg:4326").lower()
+    if crs not in CRS:
+        return _error("INVALID_RANGE", as_json, "crs", op=op)
+    try:
+        x, y = (float(v) for v in params["point"].split(","))
+    except ValueError:
+        return _error("INVALID_TYPE", as_json, "point", op=op)
+    lon, lat = _lonlat(x, y, crs)
+    # the world answers in WGS84: the point goes to the query as "lon,lat"
+    q = {**params, "point": f"{lon:.7f},{lat:.7f}"}
+    rows, _ = ctx.world.rows_for(ref.op, q)
+    kind = (params.get("type") or "both").lower()
+    given = {"point": {"x": params["point"].split(",")[0].strip(), "y": params["point"].split(",")[1].strip()},
+             "crs": crs.upper(), "type": kind}
+    if not rows:
+        return _respond({"response": {"service": _service(op), "status": "NOT_FOUND", "input": given}}, as_json)
+    zipcode = (params.get("zipcode") or "true").lower() != "false"
+    simple = (params.get("simple") or "false").lower() == "true"
+    items = []
+    for r in rows:
+        item: dict[str, Any] = {"zipcode": r["zipcode"]} if zipcode else {}
+        item.update({"type": r["type"], "text": r["text"]})
+        if not simple:
+            item["structure"] = {k: r[k] or "" for k in STRUCTURE}
+        items.append(item)
+    return _respond({"response": {"service": _service(op), "status": "OK", "input": given, "result": items}}, as_json)
+
+
+def make_endpoint(refs: dict, ctx):
+    """One endpoint for the /address path: `request` (case-insensitive) picks the operation."""
     async def endpoint(request: Request) -> Response:
         raw = dict(request.query_params)
         as_json = wants_json(raw.get("format"), "json")
+        asked = (raw.get("request") or "").lower()
+        ref = refs.get(asked) or next(iter(refs.values()))
         fault = await ctx.fault_for(ref, request)
         if fault is not None:
             return fault
@@ -66,46 +156,28 @@ def make_endpoint(ref, ctx):
             return _error("INVALID_KEY", as_json)
         if (raw.get("service") or "").lower() != "address":
             return _error("PARAM_REQUIRED" if not raw.get("service") else "INVALID_RANGE", as_json, "service")
-        if (raw.get("request") or "").lower() != "getcoord":
+        if asked not in refs:
             return _error("PARAM_REQUIRED" if not raw.get("request") else "INVALID_RANGE", as_json, "request")
+        op = ref.op.param("request").default
         params, problem = validate_params(ref.op, raw)
         if problem is not None:
-            return _error("PARAM_REQUIRED" if problem.kind == "missing" else "INVALID_TYPE", as_json, problem.name)
-        kind = params["type"].upper()
-        if kind not in ("ROAD", "PARCEL"):
-            return _error("INVALID_RANGE", as_json, "type")
-        crs = (params.get("crs") or "epsg:4326").lower()
-        if crs not in CRS:
-            return _error("INVALID_RANGE", as_json, "crs")
-        params["type"] = kind
-        rows, _ = ctx.world.rows_for(ref.op, params)
-        if not rows:
-            return _respond({"response": {"service": _service(), "status": "NOT_FOUND",
-                                          "record": {"total": "0", "current": "0"}}}, as_json)
-        r = rows[0]
-        if crs == "epsg:4326":
-            x, y = f"{r['lon']:.9f}", f"{r['lat']:.9f}"
-        elif crs == "epsg:5179":
-            x, y = r["entX"], r["entY"]
-        else:
-            import math
-
-            x = f"{r['lon'] * 20037508.34 / 180:.6f}"
-            y = f"{math.log(math.tan((90 + r['lat']) * math.pi / 360)) / (math.pi / 180) * 20037508.34 / 180:.6f}"
-        refine = (params.get("refine") or "true").lower() != "false"
-        simple = (params.get("simple") or "false").lower() == "true"
-        resp: dict[str, Any] = {"service": _service(), "status": "OK",
-                                "input": {"type": kind.lower(), "address": params["address"]}}
-        if refine and not simple:
-            resp["refined"] = {"text": r["text"], "structure": r["structure"]}
-        resp["result"] = {"crs": crs.upper(), "point": {"x": x, "y": y}}
-        return _respond({"response": resp}, as_json)
+            p = ref.op.param(problem.name)
+            code = "PARAM_REQUIRED" if problem.kind == "missing" else "INVALID_RANGE" if p is not None and p.enum else "INVALID_TYPE"
+            return _error(code, as_json, problem.name, op=op)
+        if asked == "getaddress":
+            return _reverse(ref, ctx, params, as_json)
+        return _geocode(ref, ctx, params, as_json)
 
     return endpoint
 
 
 def routes(platform, ctx) -> list[Route]:
-    return op_routes(platform, ctx, make_endpoint)
+    by_path: dict[str, dict] = {}
+    for svc in platform.services:
+        for op in svc.operations:
+            ref = ctx.catalog.get(op.tool)
+            by_path.setdefault(f"{platform.sandbox_prefix}{svc.path}{op.path}", {})[ref.op.param("request").default.lower()] = ref
+    return [Route(path, make_endpoint(refs, ctx), methods=["GET", "POST"]) for path, refs in by_path.items()]
 
 
 def build_request(ref, args: dict[str, Any], key: str | None, base_url: str) -> RequestSpec:
@@ -135,6 +207,17 @@ def parse_response(ref, status: int, headers: dict[str, str], body: bytes) -> Pa
                 else "transient" if code in ("SYSTEM_ERROR", "UNKNOWN_ERROR") else "platform")
         return Parsed(False, code, str(err.get("text", "")), error_type=kind, retryable=kind == "transient")
     result = resp.get("result") or {}
+    if isinstance(result, dict) and isinstance(result.get("item"), (dict, list)):
+        result = result["item"]  # XML: <result><item>..</item></result>
+    if isinstance(result, list) or "point" not in result:
+        # getAddress: one record per address (parcel, road), the structure flattened into it
+        items = result if isinstance(result, list) else [result]
+        recs = []
+        for it in items:
+            rec = {k: v for k, v in it.items() if k != "structure"}
+            rec.update(it.get("structure") or {})
+            recs.append(rec)
+        return Parsed(True, "OK", "OK", recs, len(recs))
     point = result.get("point") or {}
     rec: dict[str, Any] = {"x": point.get("x"), "y": point.get("y"), "crs": result.get("crs")}
     refined = resp.get("refined") or {}

@@ -120,6 +120,34 @@ def _wgs84_to_utmk(value: Any) -> tuple[float, float]:
     return geo.wgs84_to_utmk(*_latlon_from(value))
 
 
+_POINT_CRS = ("wgs84", "tm", "utmk")
+
+
+@_register("xy_point", "One 'x,y' point string, WGS84 longitude first, from two coordinate fields of a record (x, y: the "
+           "field names; crs: their system, wgs84 | tm | utmk, converted to WGS84).", "dict", "text", ("x", "y", "crs"))
+def _xy_point(value: Any, x: str = "x", y: str = "y", crs: str = "wgs84") -> str:
+    if crs not in _POINT_CRS:
+        raise ValueError(f"crs {crs!r} must be one of {_POINT_CRS}")
+    if isinstance(value, Mapping):
+        if value.get(x) in (None, "") or value.get(y) in (None, ""):
+            raise ValueError(f"record lacks {x!r}/{y!r} (keys {sorted(value)})")
+        xv, yv = value[x], value[y]
+    else:
+        xv, yv = _pair(value, "point (x, y)")
+    try:
+        fx, fy = float(xv), float(yv)
+    except (TypeError, ValueError):
+        raise ValueError(f"point ({xv!r}, {yv!r}) is not numeric") from None
+    if crs == "wgs84":
+        lon, lat, text = fx, fy, f"{str(xv).strip()},{str(yv).strip()}"  # the digits as the source wrote them
+    else:
+        lat, lon = (geo.tm_to_wgs84 if crs == "tm" else geo.utmk_to_wgs84)(fx, fy)
+        text = f"{lon:.7f},{lat:.7f}"
+    if not (-180 <= lon <= 180 and -90 <= lat <= 90):
+        raise ValueError(f"point ({xv}, {yv}) is no longitude,latitude in {crs} (swapped?)")
+    return text
+
+
 @_register("distance_km", "Haversine km between two WGS84 points given as a pair of points/records.", "pair", "number")
 def _distance_km(value: Any) -> float:
     a, b = _pair(value, "pair of points")
