@@ -62,6 +62,9 @@ class ProbeOptions:
     # the probe drew A's input itself): a one-record answer (a folder row of a table list) gets
     # the tries a longer list gets, and no more
     other_answers: bool = True
+    # an empty B answer with companions bound from A's record that the sampler could fill is
+    # checked by a control call with them refilled: answering, a companion emptied B's answer
+    companion_control: bool = True
 
 
 @dataclass
@@ -341,7 +344,7 @@ class _BoundCall:
             kind = "empty_uninformative"
         elif kind == "empty" and outside_coverage(sampler, dst, filled, tested):
             kind = "empty_uninformative"
-        elif kind == "empty" and opts.control and soft and await self.companions_emptied(args, soft, filled):
+        elif kind == "empty" and opts.companion_control and soft and await self.companions_emptied(args, soft, filled):
             kind = "empty_uninformative"
         elif kind == "empty" and opts.control and await self.context_empty(filled, tested):
             kind = "empty_uninformative"

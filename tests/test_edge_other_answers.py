@@ -86,7 +86,7 @@ MOIS, RENT = "mois_getStanReginCdList", "molit_getRTMSDataSvcAptRent"
 DONG = {"region_cd": "2626010100", "adpt_de": "19880423", "locatadd_nm": "부산광역시 동래구 칠산동"}
 
 
-def _rent_probe(cat, b_routes, seed_redraws=0):
+def _rent_probe(cat, b_routes, seed_redraws=0, **opts):
     from edge_synth.env import ProbeExecutor
     from edge_synth.probing import ProbeOptions, probe_link
     from edge_synth.seeds import SeedSampler
@@ -103,7 +103,7 @@ def _rent_probe(cat, b_routes, seed_redraws=0):
     outs = []
     for i in range(12):  # the companion is bound in about half of the probes
         pr = asyncio.run(probe_link(ProbeExecutor(c, memo=False), s, MOIS, RENT, bindings, random.Random(i),
-                                    ProbeOptions(soft_companions=True, seed_redraws=seed_redraws)))
+                                    ProbeOptions(soft_companions=True, seed_redraws=seed_redraws, **opts)))
         outs.append(pr)
     return outs
 
@@ -117,6 +117,8 @@ def test_empty_caused_by_a_companion_is_uninformative(cat):
     # 1988: no lease reports yet; the control call with a working month answers
     assert all(p.outcome == "empty_uninformative" and p.controls == 1 for p in bound)
     assert all(p.outcome == "success" for p in free)
+    off = _rent_probe(cat, [({"LAWD_CD": "26260", "DEAL_YMD": "202610"}, lease)], companion_control=False)
+    assert {p.outcome for p in off if p.b_args.get("DEAL_YMD") == "198804"} == {"empty"}
 
 
 def test_empty_for_the_tested_value_stays_a_failure(cat):
