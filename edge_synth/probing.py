@@ -58,6 +58,13 @@ class ProbeOptions:
     # an empty B answer with an optional tested parameter is checked by a control call of B
     # without it: empty too, the context (not the bound value) emptied B's answer
     control: bool = True
+    # record tries left when every record of A's answer was tried go to another input of A (when
+    # the probe drew A's input itself): a one-record answer (a folder row of a table list) gets
+    # the tries a longer list gets, and no more
+    other_answers: bool = True
+    # an empty B answer with companions bound from A's record that the sampler could fill is
+    # checked by a control call with them refilled: answering, a companion emptied B's answer
+    companion_control: bool = True
 
 
 @dataclass
@@ -73,9 +80,11 @@ class LinkProbe:
     sensitive: bool | None = None  # None: not tested / untestable
     echoed: bool = False
     passthrough: bool = False  # the bound value is one of A's own arguments (nothing A returned)
-    records_tried: int = 0  # records of A's answer bound into B (record_tries)
+    records_tried: int = 0  # records of A's answers bound into B (record_tries)
     redraws: int = 0  # other inputs of A drawn after uninformative outcomes (seed_redraws)
-    controls: int = 0  # control calls of B without the tested parameter
+    controls: int = 0  # control calls of B without the tested parameter (or with companions refilled)
+    answers: int = 1  # answers of A whose records were tried (other_answers)
+    exhausted: bool = False  # B stayed empty for every record of A's answer (tries were left)
 
 
 async def run_seed(executor, sampler: SeedSampler, tool: str, split: str, rng: random.Random):
@@ -166,25 +175,49 @@ async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, binding
     under the same name pass through; B's other required parameters come from a remembered
     working input of B that agrees most with the bound values, else from the sampler. An empty B
     answer is retried with up to `opts.record_tries` records of A's answer whose tested value
-    differs; the first non-empty outcome stands. An uninformative outcome (a point outside B's
-    coverage, a context B has no data for) is retried with up to `opts.seed_redraws` other inputs
-    of A when the probe drew A's input itself: such an input says nothing about the link."""
+    differs; the first non-empty outcome stands. When the probe drew A's input itself and every
+    record of A's answer was tried with tries left (`opts.other_answers`), the rest go to the
+    records of other inputs of A: at most `opts.record_tries` distinct values in all. An
+    uninformative outcome (a point outside B's coverage, a context B has no data for) is retried
+    with up to `opts.seed_redraws` other inputs of A when the probe drew A's input itself: such
+    an input says nothing about the link."""
     redraws = opts.seed_redraws if upstream is None else 0
-    controls = 0
-    for k in range(redraws + 1):
-        pr = await _probe_once(executor, sampler, src, dst, bindings, rng, opts, upstream)
+    controls = k = 0
+    tried: set[str] = set()  # tested values bound so far, over every answer of A
+    budget = max(1, opts.record_tries)
+    failed: LinkProbe | None = None  # the last empty outcome, while other answers are tried
+    answers = 0
+    while True:
+        pr = await _probe_once(executor, sampler, src, dst, bindings, rng, opts, upstream, tried, budget)
         controls += pr.controls
-        if pr.outcome != "empty_uninformative":
+        if failed is None and pr.outcome == "empty_uninformative" and k < redraws:
+            k += 1
+            tried = set()  # a fresh probe: that input said nothing
+            continue
+        answers += 1
+        if failed is not None and (pr.outcome.startswith("upstream") or pr.outcome in ("empty", "empty_uninformative")
+                                   or (pr.outcome == "transform" and not pr.records_tried)):
+            # another input of A that adds no informative outcome: the earlier empty answer stands
+            pr = failed if pr.outcome != "empty" else pr
+        more = (pr.outcome == "empty" and pr.exhausted and upstream is None and opts.other_answers
+                and opts.record_tries > 1 and len(tried) < budget and answers <= budget)
+        if not more:
             break
-    pr.redraws, pr.controls = k, controls
+        failed = pr
+    pr.redraws, pr.controls, pr.answers, pr.records_tried = k, controls, answers, max(pr.records_tried, len(tried))
     return pr
 
 
 async def _probe_once(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[Binding],
                       rng: random.Random, opts: ProbeOptions,
-                      upstream: tuple[dict | None, ToolResult] | None) -> LinkProbe:
-    """One probe of :func:`probe_link` on one input of A."""
+                      upstream: tuple[dict | None, ToolResult] | None,
+                      tried: set[str] | None = None, budget: int | None = None) -> LinkProbe:
+    """One answer of A in :func:`probe_link`: its records tried until B answers, `budget`
+    distinct tested values are bound (with the ones in `tried`, shared across answers of A), or
+    no record of the answer is left (`exhausted`)."""
     pr = LinkProbe(src, dst, bindings)
+    tried = set() if tried is None else tried
+    budget = max(1, opts.record_tries) if budget is None else budget
     if upstream is None:
         a_args, a_result = await run_seed(executor, sampler, src, opts.split, rng)
         if a_result is None:
@@ -207,20 +240,21 @@ async def _probe_once(executor, sampler: SeedSampler, src: str, dst: str, bindin
         return pr
     call = _BoundCall(executor, sampler, pr, recs, rng, opts)
     rec = recs[0] if rng.random() < 0.5 else rng.choice(recs)
-    tried: set[str] = set()
+    here = 0  # values bound from this answer
     used: list[dict] = []
     order: RetryOrder | None = None  # built on the first retry
-    while rec is not None and len(tried) < max(1, opts.record_tries):
+    while rec is not None and len(tried) < budget:
         used.append(rec)
         try:
             value = bindings[0].value(rec)
         except (ValueError, KeyError, TypeError) as exc:
-            if not tried:
+            if not here:
                 pr.outcome, pr.detail = "transform", str(exc)[:200]
                 return pr
             value = None
         if value is not None and str(value) not in tried:  # the same value again: the same B call
             tried.add(str(value))
+            here += 1
             await call.run(rec, value)
             if pr.outcome != "empty":
                 break
@@ -231,7 +265,11 @@ async def _probe_once(executor, sampler: SeedSampler, src: str, dst: str, bindin
             same = len(recs) == len(a_result.records)
             order = RetryOrder(recs, cats=sampler.categories_of(a_result.records) if same else None)
         rec = order.next(used, rng) if opts.record_tries > 1 else None
-    pr.records_tried = len(tried)
+    if not here:
+        # every value of this answer was bound before (another answer of A): nothing new was asked
+        pr.outcome = pr.outcome or ("upstream_repeat" if tried else "")
+    pr.records_tried = here
+    pr.exhausted = pr.outcome == "empty" and rec is None and len(tried) < budget
     return pr
 
 
@@ -250,12 +288,14 @@ class _BoundCall:
         pr.b_args, pr.b_records, pr.sensitive, pr.echoed, pr.passthrough, pr.detail = {}, [], None, False, False, ""
         args: dict[str, Any] = {main.to_param: value}
         inherited = inherited_args(sampler, dst, pr.a_args, args)
+        soft: set[str] = set()  # companions bound from `rec` that the sampler could fill instead
         for b in pr.bindings[1:]:
             if b.to_param in inherited and b.from_field.lower() != b.to_param.lower():
                 continue  # A's own argument of that name beats a differently named field
             must = b.to_param in opts.mandatory
-            if opts.soft_companions and not must and b.to_param not in opts.keep \
-                    and sampler.pool(dst, b.to_param, "any") and rng.random() < 0.5:
+            fillable = opts.soft_companions and not must and b.to_param not in opts.keep \
+                and bool(sampler.pool(dst, b.to_param, "any"))
+            if fillable and rng.random() < 0.5:
                 continue
             try:
                 v = b.value(rec)
@@ -272,6 +312,8 @@ class _BoundCall:
                 # another shape; the group is left to one consistent working input instead
                 continue
             args[b.to_param] = v
+            if fillable:
+                soft.add(b.to_param)
         args.update({k: v for k, v in inherited.items() if k not in args})
         tested = main.to_param
         if tested in sampler.format_params(dst) and not sampler.shape_known(dst, tested, args[tested]):
@@ -302,10 +344,27 @@ class _BoundCall:
             kind = "empty_uninformative"
         elif kind == "empty" and outside_coverage(sampler, dst, filled, tested):
             kind = "empty_uninformative"
+        elif kind == "empty" and opts.companion_control and soft and await self.companions_emptied(args, soft, filled):
+            kind = "empty_uninformative"
         elif kind == "empty" and opts.control and await self.context_empty(filled, tested):
             kind = "empty_uninformative"
         pr.outcome = kind
         pr.detail = (res.error.message[:200] if res.error else "")
+
+    async def companions_emptied(self, args: dict, soft: set[str], filled: dict) -> bool:
+        """Control call: B with the companions in `soft` (bound from A's record only to complete
+        B's input, each one the sampler can fill) filled as the other half of the probes fill them,
+        from a working input of B; the tested value and everything else kept. B answering shows a
+        companion emptied the first answer (a legal dong's creation date as a lease month before
+        leases were reported), not the tested value: only the tested binding is judged by a probe."""
+        pr, opts = self.pr, self.opts
+        fixed = {k: v for k, v in args.items() if k not in soft}
+        alt = self.sampler.sample_args(pr.dst, opts.split if opts.split != "holdout" else "any", self.rng, fixed=fixed)
+        if alt is None or all(str(alt.get(k)) == str(filled.get(k)) for k in soft):
+            return False
+        pr.controls += 1
+        res = await self.ex.call(pr.dst, alt)
+        return classify(res) == "success"
 
     async def context_empty(self, filled: dict, tested: str) -> bool:
         """Control call: B with the same input less the tested optional parameter, the other
