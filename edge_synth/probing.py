@@ -165,6 +165,30 @@ def outside_coverage(sampler: SeedSampler, dst: str, args: dict[str, Any], teste
     return min(haversine_km(lat, lon, a, b) for a, b in pts) > km
 
 
+def _month(value: Any, kind: str) -> int | None:
+    """A date-like value as yyyymm (a year as its January), None when it is not one."""
+    digits = "".join(ch for ch in str(value) if ch.isdigit())
+    if kind == "year":
+        return int(digits) * 100 + 1 if len(digits) == 4 else None
+    return int(digits[:6]) if len(digits) >= 6 else None
+
+
+def outside_time_coverage(sampler: SeedSampler, dst: str, args: dict[str, Any], tested: str) -> bool:
+    """Is the date bound into B's tested parameter before or after every date B answered before
+    (its remembered working inputs)? Services keep different years (school meals from 2020, lease
+    reports from 2011): a holiday of 2003 gets an empty answer that says nothing about the date
+    binding, as a point outside a bus service's cities says nothing about a coordinate one.
+    Needs 3 known dates; False when unsure."""
+    kind = sampler.param_kind.get((dst, tested))
+    if kind not in ("date", "yyyymm", "year") or tested not in args:
+        return False
+    known = [m for c in sampler.contexts.get(dst, []) if tested in c and (m := _month(c[tested], kind)) is not None]
+    if len(known) < 3:
+        return False
+    got = _month(args[tested], kind)
+    return got is not None and not min(known) <= got <= max(known)
+
+
 async def probe_link(executor, sampler: SeedSampler, src: str, dst: str, bindings: list[Binding],
                      rng: random.Random, opts: ProbeOptions = ProbeOptions(),
                      upstream: tuple[dict | None, ToolResult] | None = None) -> LinkProbe:
@@ -342,7 +366,8 @@ class _BoundCall:
             # B returned nothing on its own examples and on every input tried so far: the empty
             # answer says nothing about this binding. Once B has answered some input, it does.
             kind = "empty_uninformative"
-        elif kind == "empty" and outside_coverage(sampler, dst, filled, tested):
+        elif kind == "empty" and (outside_coverage(sampler, dst, filled, tested)
+                                  or outside_time_coverage(sampler, dst, filled, tested)):
             kind = "empty_uninformative"
         elif kind == "empty" and opts.companion_control and soft and await self.companions_emptied(args, soft, filled):
             kind = "empty_uninformative"

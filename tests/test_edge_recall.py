@@ -339,6 +339,25 @@ def test_point_outside_the_area_b_answered_is_no_evidence(cat):
     assert not outside_coverage(s, b, {"gpsLati": 33.5, "gpsLong": 126.5}, "cityCode")
 
 
+def test_date_outside_the_years_b_answered_is_no_evidence(cat):
+    """Services keep different years: a holiday of 2003 bound into a lease month before any month
+    the lease service answered says nothing about the date binding; a month inside them does."""
+    from edge_synth.probing import outside_time_coverage
+    from edge_synth.seeds import SeedSampler
+
+    s = SeedSampler(cat, seed=0)
+    b = "molit_getRTMSDataSvcAptRent"
+    assert s.param_kind.get((b, "DEAL_YMD")) in ("yyyymm", "date")
+    assert not outside_time_coverage(s, b, {"LAWD_CD": "11680", "DEAL_YMD": "200305"}, "DEAL_YMD")  # nothing known
+    for ym in ("201501", "202401", "202610"):
+        s.add_context(b, {"LAWD_CD": "11680", "DEAL_YMD": ym})
+    assert outside_time_coverage(s, b, {"LAWD_CD": "11680", "DEAL_YMD": "200305"}, "DEAL_YMD")
+    assert outside_time_coverage(s, b, {"LAWD_CD": "11680", "DEAL_YMD": "203001"}, "DEAL_YMD")
+    assert not outside_time_coverage(s, b, {"LAWD_CD": "11680", "DEAL_YMD": "201907"}, "DEAL_YMD")
+    # only a date binding under test is judged by time coverage
+    assert not outside_time_coverage(s, b, {"LAWD_CD": "11680", "DEAL_YMD": "200305"}, "LAWD_CD")
+
+
 def test_binding_set_is_trimmed_until_it_executes_together(cat):
     """Each binding held alone; together (the item's date into the price query's basDt) they
     answer nothing: the set is trimmed to what executes, weakest binding first."""
