@@ -144,7 +144,10 @@ def test_kill_9_edge_synth_then_resume(tmp_path) -> None:
     if r.returncode != 0 or not (edge / "verified.json").exists():
         pytest.skip(f"`kopa edge verify` not ready: {r.stderr[-500:]}")
     per_shape = 200
-    cmd = _kopa("edge", "synth", "--out", str(edge), "--per-shape", str(per_shape), "--dataset", str(tmp_path / "ds"))
+    # one trajectory per file: the first file appears after the first trajectory, long before the run ends,
+    # so the kill lands mid-way however busy the machine is (with 50 a file, a small graph wrote its only file last)
+    cmd = _kopa("edge", "synth", "--out", str(edge), "--per-shape", str(per_shape), "--dataset", str(tmp_path / "ds"),
+                "--chunk", "1")
     proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     traj = edge / "trajectories"
     _kill_when(proc, lambda: (traj / "traj-00000.jsonl").exists())

@@ -99,7 +99,9 @@ def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int
               keep_failures: bool = typer.Option(False, help="keep walks whose calls fail or return nothing "
                                                              "(the ablation's unfiltered trajectories)"),
               trajectories: Optional[Path] = typer.Option(None, help="trajectory folder (default: trajectories "
-                                                                    "in the output folder)")) -> None:
+                                                                    "in the output folder)"),
+              chunk: int = typer.Option(50, min=1, help="trajectories per file: a killed run loses at most the "
+                                                         "unwritten part of one file")) -> None:
     """Walk the verified graph into trajectories (resumable) and build the dataset folder."""
     from builders.edge_dataset import build_dataset, graph_rows
     from edge_synth.candidates import load_graph
@@ -117,7 +119,7 @@ def synth_cmd(out: Optional[Path] = typer.Option(None, help=OUT_HELP), seed: int
     async def go(prog, task):
         e = EdgePipeline(seed=seed, exclude_platforms=_excl(held_out))
         await e.prepare(vg)
-        audit = await synthesize(vg, e, traj_dir, per_shape, seed, paraphrase=para, keep_failures=keep_failures,
+        audit = await synthesize(vg, e, traj_dir, per_shape, seed, chunk=chunk, paraphrase=para, keep_failures=keep_failures,
                                  progress=lambda i, n: prog.update(task, completed=i, total=n))
         await e.aclose()
         return audit
