@@ -210,6 +210,20 @@ def kma_grid_to_latlon(nx: int | str, ny: int | str) -> tuple[float, float]:
     return math.degrees(alat), math.degrees(alon)
 
 
+_MERCATOR_HALF = 20037508.34  # metres from the origin to the antimeridian in EPSG:3857
+
+
+def wgs84_to_webmercator(lat: float, lon: float) -> tuple[float, float]:
+    """EPSG:3857 (x, y) of a WGS84 point (spherical Web Mercator)."""
+    return (lon * _MERCATOR_HALF / 180,
+            math.log(math.tan((90 + lat) * math.pi / 360)) / (math.pi / 180) * _MERCATOR_HALF / 180)
+
+
+def webmercator_to_wgs84(x: float, y: float) -> tuple[float, float]:
+    """WGS84 (lat, lon) of an EPSG:3857 point."""
+    return math.atan(math.exp(y * math.pi / _MERCATOR_HALF)) * 360 / math.pi - 90, x * 180 / _MERCATOR_HALF
+
+
 def haversine_km(lat1: float | str, lon1: float | str, lat2: float | str, lon2: float | str) -> float:
     """Great-circle distance in km between two WGS84 points (mean earth radius 6371.0088 km).
 

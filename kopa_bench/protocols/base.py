@@ -125,6 +125,16 @@ def unexpected(what: str = "unexpected payload") -> Parsed:
     return Parsed(False, "MALFORMED", what, error_type="transient", retryable=True)
 
 
+def ops_by_path(platform, ctx, key) -> dict[str, dict[str, Any]]:
+    """Operations sharing one path (law.go.kr's `target`, VWorld's `request`): path -> {key(ref): ref}."""
+    by_path: dict[str, dict[str, Any]] = {}
+    for svc in platform.services:
+        for op in svc.operations:
+            ref = ctx.catalog.get(op.tool)
+            by_path.setdefault(f"{platform.sandbox_prefix}{svc.path}{op.path}", {})[key(ref)] = ref
+    return by_path
+
+
 def op_routes(platform, ctx, make_endpoint, *, services=None, methods=("GET", "POST")) -> list:
     """One route per operation at `<sandbox prefix><service path><op path>`; `methods=None`
     serves each operation's own method only."""

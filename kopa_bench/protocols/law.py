@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, unexpected, validate_params
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, as_text, decode_payload, ops_by_path, unexpected, validate_params
 
 AUTH_FAIL = {"result": "사용자 정보 검증에 실패하였습니다.",
              "msg": "OPEN API 호출 시 사용자 검증을 위하여 정확한 서버장비의 IP주소 및 도메인주소를 등록해 주세요."}
@@ -136,12 +136,7 @@ def make_endpoint(refs: dict, ctx, path: str):
 
 
 def routes(platform, ctx) -> list[Route]:
-    by_path: dict[str, dict] = {}
-    for svc in platform.services:
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            target = (ref.op.param("target").default if ref.op.param("target") else "law")
-            by_path.setdefault(f"{platform.sandbox_prefix}{svc.path}{op.path}", {})[target] = ref
+    by_path = ops_by_path(platform, ctx, lambda ref: ref.op.param("target").default if ref.op.param("target") else "law")
     return [Route(path, make_endpoint(refs, ctx, path), methods=["GET", "POST"]) for path, refs in by_path.items()]
 
 

@@ -17,7 +17,6 @@ building within the spec's radius (the world has no parcel polygons).
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import xmltodict
@@ -25,7 +24,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .base import JSON_CT, XML_CT, Parsed, RequestSpec, decode_payload, validate_params, wants_json
+from ..geo import utmk_to_wgs84, webmercator_to_wgs84, wgs84_to_webmercator
+from .base import JSON_CT, XML_CT, Parsed, RequestSpec, decode_payload, ops_by_path, validate_params, wants_json
 
 ERR_TEXT = {
     "INVALID_KEY": "등록되지 않은 인증키입니다.", "INCORRECT_KEY": "인증키 정보가 올바르지 않습니다.",
@@ -60,21 +60,13 @@ def fault_response(kind: str, ref) -> Response:
 CRS = {"epsg:4326", "epsg:5179", "epsg:3857"}
 
 
-def _mercator(lat: float, lon: float) -> tuple[float, float]:
-    """EPSG:3857 (x, y) of a WGS84 point (spherical Web Mercator)."""
-    return lon * 20037508.34 / 180, math.log(math.tan((90 + lat) * math.pi / 360)) / (math.pi / 180) * 20037508.34 / 180
-
-
 def _lonlat(x: float, y: float, crs: str) -> tuple[float, float]:
     """WGS84 (lon, lat) of a point given in `crs` (one of CRS)."""
     if crs == "epsg:5179":
-        from ..geo import utmk_to_wgs84
-
         lat, lon = utmk_to_wgs84(x, y)
         return lon, lat
     if crs == "epsg:3857":
-        lon = x * 180 / 20037508.34
-        lat = math.atan(math.exp(y * math.pi / 20037508.34)) * 360 / math.pi - 90
+        lat, lon = webmercator_to_wgs84(x, y)
         return lon, lat
     return x, y
 
@@ -97,7 +89,7 @@ def _geocode(ref, ctx, params: dict, as_json: bool) -> Response:
     elif crs == "epsg:5179":
         x, y = r["entX"], r["entY"]
     else:
-        mx, my = _mercator(r["lat"], r["lon"])
+        mx, my = wgs84_to_webmercator(r["lat"], r["lon"])
         x, y = f"{mx:.6f}", f"{my:.6f}"
     refine = (params.get("refine") or "true").lower() != "false"
     simple = (params.get("simple") or "false").lower() == "true"
@@ -172,11 +164,7 @@ def make_endpoint(refs: dict, ctx):
 
 
 def routes(platform, ctx) -> list[Route]:
-    by_path: dict[str, dict] = {}
-    for svc in platform.services:
-        for op in svc.operations:
-            ref = ctx.catalog.get(op.tool)
-            by_path.setdefault(f"{platform.sandbox_prefix}{svc.path}{op.path}", {})[ref.op.param("request").default.lower()] = ref
+    by_path = ops_by_path(platform, ctx, lambda ref: ref.op.param("request").default.lower())
     return [Route(path, make_endpoint(refs, ctx), methods=["GET", "POST"]) for path, refs in by_path.items()]
 
 

@@ -18,27 +18,23 @@ from kopa_bench.scoring.episode_score import EpisodeScore
 from kopa_bench.scoring.report import summarize_scores
 
 ROOT = Path(__file__).resolve().parents[2]
-DEV32 = None  # every task of the old 32-task dev split
-
-# old base-model score file -> the dev tasks it covered (from the experiment notes that wrote it)
-BASE_RUNS: dict[str, list[str] | None] = {
-    "docs/results/qwen2.5-coder-0.5b-llamacpp-dev.score.json": DEV32,
-    "train/results/cpu_grpo_before_dev32.score.json": DEV32,
-    "train/results/cpu_sft_masked_before_dev32.score.json": DEV32,
+# old base-model score file -> the dev tasks it covered (from the experiment notes that wrote it): a slice of the
+# old split in run order, or the ids themselves
+BASE_RUNS: dict[str, slice | list[str]] = {
+    "docs/results/qwen2.5-coder-0.5b-llamacpp-dev.score.json": slice(None),
+    "train/results/cpu_grpo_before_dev32.score.json": slice(None),
+    "train/results/cpu_sft_masked_before_dev32.score.json": slice(None),
     "train/results/cpu_sft_before_paired5.score.json": [f"kopa-dev-district-00{i}" for i in range(1, 6)],
     "train/results/cpu_sft_masked_before_paired7.score.json": [f"kopa-dev-district-00{i}" for i in range(1, 7)]
     + ["kopa-dev-education-001"],
-    "train/results/cpu_sft_masked_before_paired28.score.json": "first28",  # district-001 ... traffic-002 in run order
+    "train/results/cpu_sft_masked_before_paired28.score.json": slice(28),  # district-001 ... traffic-002
 }
 METRICS = ("success_rate", "response", "grounded", "action_precision", "action_recall", "data_flow", "state", "mean_calls")
 
 
-def _subset(scores: list[EpisodeScore], spec, old_ids: list[str]) -> list[EpisodeScore]:
-    if spec is None:
-        return [s for s in scores if s.task_id in old_ids]
-    if spec == "first28":
-        return [s for s in scores if s.task_id in old_ids[:28]]
-    return [s for s in scores if s.task_id in spec]
+def _subset(scores: list[EpisodeScore], spec: slice | list[str], old_ids: list[str]) -> list[EpisodeScore]:
+    ids = set(old_ids[spec] if isinstance(spec, slice) else spec)
+    return [s for s in scores if s.task_id in ids]
 
 
 def main() -> None:
